@@ -1,0 +1,315 @@
+package history
+
+import (
+	"sort"
+	"sync"
+	"time"
+)
+
+// Canonical outbox statuses.
+const (
+	StatusPending    = "pending"
+	StatusProcessing = "processing"
+	StatusPublished  = "published"
+	StatusFailed     = "failed"
+)
+
+// Canonical job statuses. Statuses after queued belong to workers.
+const (
+	JobCreated   = "created"
+	JobQueued    = "queued"
+	JobRunning   = "running"
+	JobSucceeded = "succeeded"
+)
+
+// Event kinds produced by the workload: valid, or one poison kind per
+// permanent failure of the contract.
+const (
+	KindValid        = "valid"
+	KindUnknownType  = "unknown-type"
+	KindMissingJob   = "missing-job"
+	KindQueueDenied  = "queue-not-allowed"
+	KindIllegalJobID = "illegal-job-id"
+	// KindAlreadyQueued is valid: its job is already past created, so the
+	// dispatcher must close it as published with no add.
+	KindAlreadyQueued = "already-queued"
+)
+
+// Tables whose rows the triggers record.
+const (
+	TableOutbox = "outbox"
+	TableJobs   = "jobs"
+)
+
+// Meta describes the run: what ran, with which parameters, on what.
+type Meta struct {
+	Scenario    string            `json:"scenario"`
+	Seed        int64             `json:"seed"`
+	Params      map[string]string `json:"params,omitempty"`
+	Adapter     string            `json:"adapter"`
+	Environment string            `json:"environment"`
+	Versions    map[string]string `json:"versions,omitempty"`
+	Command     string            `json:"command,omitempty"` // reproduces the run
+	Prefix      string            `json:"prefix"`
+	Queues      []string          `json:"queues"`
+	Tuning      Tuning            `json:"tuning"`
+	// Waived lists invariants the scenario does not require, with the reason
+	// (for example I2 when an outage longer than the retry budget is injected
+	// on purpose).
+	Waived      map[string]string `json:"waived,omitempty"`
+	Started     time.Time         `json:"started"`
+	Healed      time.Time         `json:"healed"`
+	Ended       time.Time         `json:"ended"`
+	Quiesced    bool              `json:"quiesced"` // drain reached quiet before its deadline
+	Consumer    bool              `json:"consumer"` // a consumer took jobs during the run
+	RemoveOnEnd bool              `json:"remove_on_complete,omitempty"`
+}
+
+// Tuning is the dispatcher configuration the run used, as the contract's
+// variables. Checkers derive their bounds from it.
+type Tuning struct {
+	PollInterval   Duration `json:"poll_interval"`
+	BatchSize      int      `json:"batch_size"`
+	Lease          Duration `json:"lease"`
+	MaxAttempts    int      `json:"max_attempts"`
+	BackoffBase    Duration `json:"backoff_base"`
+	BackoffMax     Duration `json:"backoff_max"`
+	PublishTimeout Duration `json:"publish_timeout"`
+}
+
+// Event is one outbox event the workload committed.
+type Event struct {
+	ID       int64     `json:"id"`
+	Type     string    `json:"type"`
+	JobID    string    `json:"job_id"` // aggregate_id: the ai_jobs.id it is about
+	Queue    string    `json:"queue"`
+	Kind     string    `json:"kind"`
+	Produced time.Time `json:"produced"`
+}
+
+// Transition is one row change recorded by a trigger. For the outbox table Row
+// is the event id; for the jobs table it is the job id.
+type Transition struct {
+	Seq         int64      `json:"seq"`
+	Table       string     `json:"table"`
+	Row         string     `json:"row"`
+	Op          string     `json:"op"` // insert, update, delete
+	At          time.Time  `json:"at"`
+	OldStatus   string     `json:"old_status,omitempty"`
+	NewStatus   string     `json:"new_status,omitempty"`
+	Attempts    int        `json:"attempts,omitempty"`
+	AvailableAt *time.Time `json:"available_at,omitempty"`
+	LockedBy    string     `json:"locked_by,omitempty"`
+	LockToken   string     `json:"lock_token,omitempty"`
+	LockedUntil *time.Time `json:"locked_until,omitempty"`
+	LastError   string     `json:"last_error,omitempty"`
+	// OldLockToken and OldLastError are the row's values before the change,
+	// so a checker can tell who wrote over whom and whether an error is new.
+	OldLockToken string `json:"old_lock_token,omitempty"`
+	OldLastError string `json:"old_last_error,omitempty"`
+}
+
+// StreamEntry is one entry of a queue's BullMQ events stream.
+type StreamEntry struct {
+	Queue string            `json:"queue"`
+	ID    string            `json:"id"` // stream id, ms-seq
+	At    time.Time         `json:"at"`
+	Event string            `json:"event"` // added, duplicated, waiting, ...
+	JobID string            `json:"job_id"`
+	Name  string            `json:"name,omitempty"`
+	Extra map[string]string `json:"extra,omitempty"`
+}
+
+// KeyNote is a job hash seen through keyspace notifications: its creation
+// ("new") or a later write to it ("hset"), with the hash's data and opts read
+// right after (empty when the hash was gone already). I9 compares them.
+type KeyNote struct {
+	Queue     string    `json:"queue"`
+	JobID     string    `json:"job_id"`
+	Event     string    `json:"event"` // new, hset, del
+	DataJobID string    `json:"data_job_id,omitempty"`
+	Data      string    `json:"data,omitempty"`
+	Opts      string    `json:"opts,omitempty"`
+	At        time.Time `json:"at"`
+}
+
+// Take is one job a consumer took from a queue.
+type Take struct {
+	Queue     string    `json:"queue"`
+	JobID     string    `json:"job_id"`
+	DataJobID string    `json:"data_job_id"`
+	Worker    string    `json:"worker"`
+	At        time.Time `json:"at"`
+}
+
+// Fault is one fault window. Target is an instance id, or a dependency
+// ("mysql", "redis") with an optional link ("mysql/d2").
+type Fault struct {
+	ID     int               `json:"id"`
+	Kind   string            `json:"kind"`
+	Target string            `json:"target"`
+	Params map[string]string `json:"params,omitempty"`
+	Start  time.Time         `json:"start"`
+	End    time.Time         `json:"end"` // zero while still active
+}
+
+// ProcessEvent is something that happened to a dispatcher instance process.
+type ProcessEvent struct {
+	Instance string    `json:"instance"`
+	Action   string    `json:"action"` // start, exit, kill, stop, cont, term, crashpoint
+	At       time.Time `json:"at"`
+	PID      int       `json:"pid,omitempty"`
+	Detail   string    `json:"detail,omitempty"`
+}
+
+// Gap is something an observer missed. Any gap makes dependent checks unknown.
+type Gap struct {
+	Source string    `json:"source"` // stream:<queue>, keyspace, triggers
+	At     time.Time `json:"at"`
+	Detail string    `json:"detail"`
+}
+
+// Final is the end state, scanned after heal and drain.
+type Final struct {
+	At     time.Time            `json:"at"`
+	Outbox []OutboxRow          `json:"outbox"`
+	Jobs   []JobRow             `json:"jobs"`
+	Queues map[string]QueueScan `json:"queues"`
+}
+
+// OutboxRow is an outbox row as it ended.
+type OutboxRow struct {
+	ID          int64      `json:"id"`
+	Type        string     `json:"type"`
+	JobID       string     `json:"job_id"`
+	Status      string     `json:"status"`
+	Attempts    int        `json:"attempts"`
+	LastError   string     `json:"last_error,omitempty"`
+	PublishedAt *time.Time `json:"published_at,omitempty"`
+	Created     time.Time  `json:"created"`
+}
+
+// JobRow is an ai_jobs row as it ended.
+type JobRow struct {
+	ID     string `json:"id"`
+	Queue  string `json:"queue"`
+	Status string `json:"status"`
+}
+
+// QueueScan is one queue's lists, sets and job hashes at the end.
+type QueueScan struct {
+	Lists map[string][]string `json:"lists"` // wait, paused, active, prioritized, delayed, completed, failed
+	Jobs  map[string]JobHash  `json:"jobs"`  // by BullMQ job id
+}
+
+// JobHash is a job hash as found in Redis.
+type JobHash struct {
+	Name      string `json:"name"`
+	Data      string `json:"data"`
+	Opts      string `json:"opts"`
+	DataJobID string `json:"data_job_id,omitempty"`
+	Timestamp string `json:"timestamp,omitempty"`
+}
+
+// Run is the whole recorded run.
+type Run struct {
+	Meta        Meta           `json:"meta"`
+	Events      []Event        `json:"events"`
+	Transitions []Transition   `json:"transitions"`
+	Stream      []StreamEntry  `json:"stream"`
+	Keys        []KeyNote      `json:"keys"`
+	Takes       []Take         `json:"takes"`
+	Faults      []Fault        `json:"faults"`
+	Processes   []ProcessEvent `json:"processes"`
+	Gaps        []Gap          `json:"gaps"`
+	Final       Final          `json:"final"`
+}
+
+// Recorder collects a run from concurrent observers. The zero value is not
+// usable; use NewRecorder.
+type Recorder struct {
+	mu  sync.Mutex
+	run Run
+}
+
+// NewRecorder starts a recording with the given meta.
+func NewRecorder(meta Meta) *Recorder {
+	return &Recorder{run: Run{Meta: meta}}
+}
+
+// Update runs f with the run under the recorder's lock.
+func (r *Recorder) Update(f func(*Run)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f(&r.run)
+}
+
+// AddEvent records a produced event.
+func (r *Recorder) AddEvent(e Event) { r.Update(func(run *Run) { run.Events = append(run.Events, e) }) }
+
+// AddStream records a stream entry.
+func (r *Recorder) AddStream(e StreamEntry) {
+	r.Update(func(run *Run) { run.Stream = append(run.Stream, e) })
+}
+
+// AddKey records a new job key.
+func (r *Recorder) AddKey(k KeyNote) { r.Update(func(run *Run) { run.Keys = append(run.Keys, k) }) }
+
+// AddTake records a job a consumer took.
+func (r *Recorder) AddTake(t Take) { r.Update(func(run *Run) { run.Takes = append(run.Takes, t) }) }
+
+// AddProcess records a process event.
+func (r *Recorder) AddProcess(p ProcessEvent) {
+	r.Update(func(run *Run) { run.Processes = append(run.Processes, p) })
+}
+
+// AddGap records an observer gap.
+func (r *Recorder) AddGap(g Gap) { r.Update(func(run *Run) { run.Gaps = append(run.Gaps, g) }) }
+
+// StartFault records the start of a fault window and returns its id.
+func (r *Recorder) StartFault(f Fault) int {
+	var id int
+	r.Update(func(run *Run) {
+		id = len(run.Faults) + 1
+		f.ID = id
+		run.Faults = append(run.Faults, f)
+	})
+	return id
+}
+
+// EndFault closes the fault window id at t.
+func (r *Recorder) EndFault(id int, t time.Time) {
+	r.Update(func(run *Run) {
+		if id >= 1 && id <= len(run.Faults) && run.Faults[id-1].End.IsZero() {
+			run.Faults[id-1].End = t
+		}
+	})
+}
+
+// Snapshot returns a copy of the run so far, with every slice in time order.
+func (r *Recorder) Snapshot() Run {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	run := r.run
+	run.Events = append([]Event(nil), r.run.Events...)
+	run.Transitions = append([]Transition(nil), r.run.Transitions...)
+	run.Stream = append([]StreamEntry(nil), r.run.Stream...)
+	run.Keys = append([]KeyNote(nil), r.run.Keys...)
+	run.Takes = append([]Take(nil), r.run.Takes...)
+	run.Faults = append([]Fault(nil), r.run.Faults...)
+	run.Processes = append([]ProcessEvent(nil), r.run.Processes...)
+	run.Gaps = append([]Gap(nil), r.run.Gaps...)
+	run.Sort()
+	return run
+}
+
+// Sort puts every slice of the run in time order (transitions by sequence).
+func (run *Run) Sort() {
+	sort.SliceStable(run.Events, func(i, j int) bool { return run.Events[i].ID < run.Events[j].ID })
+	sort.SliceStable(run.Transitions, func(i, j int) bool { return run.Transitions[i].Seq < run.Transitions[j].Seq })
+	sort.SliceStable(run.Stream, func(i, j int) bool { return run.Stream[i].At.Before(run.Stream[j].At) })
+	sort.SliceStable(run.Keys, func(i, j int) bool { return run.Keys[i].At.Before(run.Keys[j].At) })
+	sort.SliceStable(run.Takes, func(i, j int) bool { return run.Takes[i].At.Before(run.Takes[j].At) })
+	sort.SliceStable(run.Processes, func(i, j int) bool { return run.Processes[i].At.Before(run.Processes[j].At) })
+	sort.SliceStable(run.Gaps, func(i, j int) bool { return run.Gaps[i].At.Before(run.Gaps[j].At) })
+}
