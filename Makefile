@@ -1,0 +1,40 @@
+# outboxchaos: `make test` is the test suite, `make chaos` the main job.
+GO      ?= go
+RUNS    ?= runs
+STAMP   := $(shell date +%Y%m%d-%H%M%S)
+SHARD   ?=
+ADAPTER ?= reference
+SEED    ?=
+NODE_DIR := reference/bullmq/testdata/node
+
+.PHONY: test chaos chaos-long bench lint node-deps build clean
+
+build:
+	$(GO) build ./...
+	$(GO) build -o bin/outboxchaos ./cmd/outboxchaos
+
+# The BullMQ compatibility test needs the pinned npm packages; it skips with a
+# message when Node.js is missing.
+node-deps:
+	@if command -v npm >/dev/null 2>&1; then \
+	  if [ ! -d $(NODE_DIR)/node_modules ]; then (cd $(NODE_DIR) && npm ci --no-audit --no-fund); fi; \
+	else echo "npm not found: the BullMQ compatibility tests will be skipped (apt-get install nodejs npm)"; fi
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+test: node-deps lint
+	$(GO) test -count=1 -timeout 20m ./...
+
+chaos: build
+	./bin/outboxchaos chaos --adapter $(ADAPTER) --out $(RUNS)/chaos-$(STAMP) $(if $(SHARD),--shard $(SHARD)) $(if $(SEED),--seed $(SEED))
+
+chaos-long: build
+	for i in 1 2 3 4 5; do ./bin/outboxchaos chaos --adapter $(ADAPTER) --out $(RUNS)/chaos-long-$(STAMP)-$$i || exit $$?; done
+
+bench: build
+	./bin/outboxchaos bench --out $(RUNS)/bench-$(STAMP)
+
+clean:
+	rm -rf bin $(RUNS)

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/outboxchaos/outboxchaos/adapters"
+	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/env"
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/runner"
+	"github.com/outboxchaos/outboxchaos/reports"
+	"github.com/outboxchaos/outboxchaos/scenarios"
+)
+
+type runFlags struct {
+	scenario, adapter, out, shard string
+	seed                          int64
+}
+
+func parseRunFlags(name string, args []string, needScenario bool) (runFlags, error) {
+	var f runFlags
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.scenario, "scenario", "", "scenario name (see `outboxchaos list`)")
+	fs.StringVar(&f.adapter, "adapter", "reference", "adapter: reference, mutant:NAME, or a manifest file")
+	fs.StringVar(&f.out, "out", "", "run folder (default runs/<time>)")
+	fs.StringVar(&f.shard, "shard", "", "i/n: run the i-th of n slices of the catalog")
+	fs.Int64Var(&f.seed, "seed", 0, "seed (default: derived from the clock, printed)")
+	if err := fs.Parse(args); err != nil {
+		return f, fmt.Errorf("%s: %w", name, err)
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("%s: unexpected argument %q", name, fs.Arg(0))
+	}
+	if needScenario && f.scenario == "" {
+		return f, fmt.Errorf("%s: --scenario is required; choose one of %s", name, strings.Join(scenarios.Names(), ", "))
+	}
+	if f.seed == 0 {
+		f.seed = time.Now().UnixNano() % 1_000_000_007
+	}
+	if f.out == "" {
+		f.out = filepath.Join("runs", time.Now().Format("20060102-150405"))
+	}
+	return f, nil
+}
+
+func fail(err error) int {
+	fmt.Fprintf(os.Stderr, "outboxchaos: %v\n", err)
+	return 3
+}
+
+func cmdRun(ctx context.Context, args []string) int {
+	f, err := parseRunFlags("run", args, true)
+	if err != nil {
+		return fail(err)
+	}
+	s, err := scenarios.Get(f.scenario)
+	if err != nil {
+		return fail(err)
+	}
+	out, err := runAll(ctx, f, []runner.Scenario{s}, false)
+	if err != nil {
+		return fail(err)
+	}
+	return runner.ExitCode(out[0], nil)
+}
+
+func cmdChaos(ctx context.Context, args []string) int {
+	f, err := parseRunFlags("chaos", args, false)
+	if err != nil {
+		return fail(err)
+	}
+	list, err := shard(scenarios.All(), f.shard)
+	if err != nil {
+		return fail(err)
+	}
+	start := time.Now()
+	outs, err := runAll(ctx, f, list, true)
+	if err != nil {
+		return fail(err)
+	}
+	worst := 0
+	for _, o := range outs {
+		if c := runner.ExitCode(o, nil); c > worst || (worst == 2 && c == 1) {
+			worst = c
+		}
+	}
+	fmt.Printf("chaos: %d scenarios in %s; summary %s\n", len(outs), time.Since(start).Round(time.Second), filepath.Join(f.out, "index.html"))
+	return worst
+}
+
+// runAll opens one environment and runs each scenario in its own folder.
+func runAll(ctx context.Context, f runFlags, list []runner.Scenario, summary bool) ([]runner.Outcome, error) {
+	a, err := adapters.Open(f.adapter)
+	if err != nil {
+		return nil, err
+	}
+	e, err := env.Open(ctx, env.ConfigFromEnv())
+	if err != nil {
+		return nil, err
+	}
+	defer e.Close()
+	var outs []runner.Outcome
+	var links []reports.RunLink
+	for i, s := range list {
+		dir := f.out
+		if summary {
+			dir = filepath.Join(f.out, s.Name)
+		}
+		seed := f.seed + int64(i)
+		start := time.Now()
+		o, err := runner.Run(ctx, runner.Options{
+			Scenario: s, Adapter: a, Env: e, Seed: seed, Out: dir, Progress: os.Stderr,
+			Command: fmt.Sprintf("outboxchaos run --scenario %s --adapter %s --seed %d --out %s", s.Name, f.adapter, seed, dir),
+		})
+		if err != nil {
+			return outs, err
+		}
+		if o.Skipped != "" {
+			fmt.Fprintf(os.Stderr, "%s: skipped: %s\n", s.Name, o.Skipped)
+		}
+		outs = append(outs, o)
+		links = append(links, reports.RunLink{Scenario: s.Name, Dir: s.Name, Verdict: o.Verdict, Seed: seed,
+			Duration: time.Since(start), Skipped: o.Skipped, Results: o.Results})
+		if ctx.Err() != nil {
+			return outs, ctx.Err()
+		}
+	}
+	if summary {
+		if err := reports.WriteSummary(f.out, links); err != nil {
+			return outs, err
+		}
+	}
+	return outs, nil
+}
+
+// shard keeps the i-th of n round-robin slices of the catalog.
+func shard(list []runner.Scenario, spec string) ([]runner.Scenario, error) {
+	if spec == "" {
+		return list, nil
+	}
+	i, n, err := parseShard(spec)
+	if err != nil {
+		return nil, err
+	}
+	var out []runner.Scenario
+	for k, s := range list {
+		if k%n == i-1 {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+func parseShard(spec string) (int, int, error) {
+	a, b, ok := strings.Cut(spec, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("--shard %q: want i/n with 1 <= i <= n, e.g. 2/4", spec)
+	}
+	return i, n, nil
+}
+
+func cmdList(ctx context.Context, args []string) int {
+	if len(args) > 0 {
+		return fail(errors.New("list takes no arguments"))
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	for _, s := range scenarios.All() {
+		fmt.Fprintf(w, "%s\t%s\n", s.Name, s.Description)
+	}
+	w.Flush()
+	return 0
+}
+
+func cmdReport(ctx context.Context, args []string) int {
+	if len(args) != 1 {
+		return fail(errors.New("report: give exactly one run folder, e.g. outboxchaos report runs/20261129-101500/baseline"))
+	}
+	run, err := history.Load(args[0])
+	if err != nil {
+		return fail(err)
+	}
+	results := check.Run(run)
+	if err := reports.WriteRun(args[0], run, results); err != nil {
+		return fail(err)
+	}
+	v := check.Overall(results)
+	fmt.Printf("%s: %s (%s)\n", args[0], strings.ToUpper(string(v)), filepath.Join(args[0], "index.html"))
+	return runner.ExitCode(runner.Outcome{Verdict: v}, nil)
+}
+
+func cmdDoctor(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	adapter := fs.String("adapter", "", "also validate this adapter")
+	if err := fs.Parse(args); err != nil {
+		return fail(err)
+	}
+	if err := env.Doctor(ctx, env.ConfigFromEnv(), os.Stdout); err != nil {
+		return fail(err)
+	}
+	if *adapter != "" {
+		a, err := adapters.Open(*adapter)
+		if err != nil {
+			return fail(err)
+		}
+		c := a.Capabilities()
+		fmt.Printf("adapter %s: ok (crash points %v, graceful SIGTERM %v, tuning %s)\n", a.Name(), c.CrashPoints, c.GracefulTerm, strings.Join(c.Tuning, ", "))
+	}
+	return 0
+}

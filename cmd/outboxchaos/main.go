@@ -1,0 +1,57 @@
+// Command outboxchaos runs chaos and correctness scenarios against outbox
+// dispatchers and reports, invariant by invariant, whether they kept their
+// promises.
+//
+//	outboxchaos run --scenario NAME --adapter A --seed S --out DIR
+//	outboxchaos chaos --out DIR [--adapter A] [--seed S] [--shard i/n]
+//	outboxchaos list
+//	outboxchaos report DIR
+//	outboxchaos doctor [--adapter A]
+//
+// Exit codes: 0 pass, 1 violation, 2 unknown, 3 harness error.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `outboxchaos: chaos and correctness tests for transactional-outbox dispatchers
+
+commands:
+  run     --scenario NAME [--adapter reference] [--seed N] [--out DIR]   run one scenario
+  chaos   [--adapter reference] [--seed N] [--out DIR] [--shard i/n]     run the whole catalog
+  list                                                                  print the scenario catalog
+  report  DIR                                                           re-check a stored run and re-render it
+  doctor  [--adapter reference]                                         say which environment will be used
+
+exit codes: 0 pass, 1 violation, 2 unknown, 3 harness error
+`
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(os.Stderr, usage)
+		if len(args) == 0 {
+			return 3
+		}
+		return 0
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cmds := map[string]func(context.Context, []string) int{
+		"run": cmdRun, "chaos": cmdChaos, "list": cmdList, "report": cmdReport, "doctor": cmdDoctor,
+	}
+	cmd, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "outboxchaos: unknown command %q\n\n%s", args[0], usage)
+		return 3
+	}
+	return cmd(ctx, args[1:])
+}

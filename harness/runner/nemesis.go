@@ -1,0 +1,283 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"sort"
+	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/env"
+	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+)
+
+// Nemesis is what a scenario's schedule drives: process signals, crash
+// points, network faults and server restarts. Every action is recorded in the
+// history as a fault window with a start and an end.
+type Nemesis struct {
+	sup      *supervisor.Supervisor
+	proxy    *faultproxy.Server
+	links    map[string]*faultproxy.Proxy // "mysql/d1", "redis/d1"
+	env      env.Env
+	rec      *history.Recorder
+	rng      *rand.Rand
+	slots    []string
+	slotEnv  map[string]map[string]string
+	caps     supervisor.Capabilities
+	progress func(ctx context.Context) (done, total int, err error)
+}
+
+// Rand is the run's seeded randomness, for schedule choices.
+func (n *Nemesis) Rand() *rand.Rand { return n.rng }
+
+// Slots lists the instance slots ("d1", "d2", ...).
+func (n *Nemesis) Slots() []string { return append([]string(nil), n.slots...) }
+
+// Pick returns a slot chosen with the run's randomness.
+func (n *Nemesis) Pick() string { return n.slots[n.rng.Intn(len(n.slots))] }
+
+// Sleep waits d or until ctx ends.
+func (n *Nemesis) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func (n *Nemesis) window(kind, target string, params map[string]string) func() {
+	id := n.rec.StartFault(history.Fault{Kind: kind, Target: target, Params: params, Start: time.Now().UTC()})
+	return func() { n.rec.EndFault(id, time.Now().UTC()) }
+}
+
+// Kill SIGKILLs the slot's instance and restarts it after down.
+func (n *Nemesis) Kill(ctx context.Context, slot string, down time.Duration) error {
+	end := n.window("kill", slot, map[string]string{"down": down.String()})
+	defer end()
+	if err := n.sup.Kill(slot); err != nil {
+		return fmt.Errorf("kill %s: %w", slot, err)
+	}
+	if err := n.Sleep(ctx, down); err != nil {
+		return err
+	}
+	return n.start(ctx, slot, n.slotEnv[slot])
+}
+
+// Pause SIGSTOPs the slot's instance for d, then SIGCONTs it.
+func (n *Nemesis) Pause(ctx context.Context, slot string, d time.Duration) error {
+	end := n.window("pause", slot, map[string]string{"for": d.String()})
+	defer end()
+	if err := n.sup.Pause(slot); err != nil {
+		return fmt.Errorf("pause %s: %w", slot, err)
+	}
+	sleepErr := n.Sleep(ctx, d)
+	if err := n.sup.Resume(slot); err != nil {
+		return fmt.Errorf("resume %s: %w", slot, err)
+	}
+	return sleepErr
+}
+
+// Term asks the slot's instance to stop gracefully and restarts it after down.
+// An instance that does not exit within timeout is killed; the fault says so.
+func (n *Nemesis) Term(ctx context.Context, slot string, timeout, down time.Duration) error {
+	end := n.window("term", slot, map[string]string{"timeout": timeout.String()})
+	defer end()
+	if _, err := n.sup.Term(slot, timeout); err != nil {
+		return fmt.Errorf("term %s: %w", slot, err)
+	}
+	if err := n.Sleep(ctx, down); err != nil {
+		return err
+	}
+	return n.start(ctx, slot, n.slotEnv[slot])
+}
+
+// CrashAt restarts the slot with a failpoint that crashes it at the named
+// point on its nth hit, waits for the crash (or the deadline), then restarts
+// it clean. It needs an adapter with crash points.
+func (n *Nemesis) CrashAt(ctx context.Context, slot, point string, nth int, deadline time.Duration) error {
+	if !n.caps.CrashPoints {
+		return fmt.Errorf("crash at %s: the adapter exposes no crash points", point)
+	}
+	fp := supervisor.Failpoint{Name: point, Action: "crash", Trigger: fmt.Sprintf("nth:%d", nth)}
+	spec, err := supervisor.FailpointEnv(fp)
+	if err != nil {
+		return fmt.Errorf("crash at %s: %w", point, err)
+	}
+	end := n.window("crash-point", slot, map[string]string{"point": point, "nth": fmt.Sprint(nth)})
+	defer end()
+	env := cloneEnv(n.slotEnv[slot])
+	env["OUTBOX_FAILPOINTS"] = spec
+	env["OUTBOX_FAILPOINT_SEED"] = fmt.Sprint(n.rng.Int63())
+	if err := n.sup.Kill(slot); err != nil {
+		return fmt.Errorf("crash at %s: stop %s: %w", point, slot, err)
+	}
+	if err := n.start(ctx, slot, env); err != nil {
+		return err
+	}
+	crashed := n.waitCrash(ctx, slot, deadline)
+	if err := n.sup.Kill(slot); err != nil && crashed {
+		return fmt.Errorf("crash at %s: %w", point, err)
+	}
+	return n.start(ctx, slot, n.slotEnv[slot])
+}
+
+func (n *Nemesis) waitCrash(ctx context.Context, slot string, deadline time.Duration) bool {
+	t := time.NewTimer(deadline)
+	defer t.Stop()
+	for {
+		select {
+		case ev := <-n.sup.CrashPoints():
+			if ev.Slot == slot {
+				return true
+			}
+		case <-t.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// Network applies a network fault to one dependency ("mysql" or "redis") on
+// one slot's link, or on every slot's link when slot is "", for d.
+func (n *Nemesis) Network(ctx context.Context, dep, slot string, f faultproxy.Fault, d time.Duration) error {
+	links, err := n.linksFor(dep, slot)
+	if err != nil {
+		return err
+	}
+	target := dep
+	if slot != "" {
+		target = dep + "/" + slot
+	}
+	end := n.window(string(f.Kind), target, faultParams(f, d))
+	defer end()
+	type added struct {
+		p  *faultproxy.Proxy
+		id string
+	}
+	var ids []added
+	defer func() {
+		for _, a := range ids {
+			_ = a.p.Remove(a.id)
+		}
+	}()
+	for _, p := range links {
+		id, err := p.Add(f)
+		if err != nil {
+			return fmt.Errorf("network fault %s on %s: %w", f.Kind, p.Name(), err)
+		}
+		ids = append(ids, added{p, id})
+	}
+	return n.Sleep(ctx, d)
+}
+
+func (n *Nemesis) linksFor(dep, slot string) ([]*faultproxy.Proxy, error) {
+	if dep != "mysql" && dep != "redis" {
+		return nil, fmt.Errorf("network fault: dependency %q: want mysql or redis", dep)
+	}
+	var out []*faultproxy.Proxy
+	for _, s := range n.slots {
+		if slot == "" || slot == s {
+			out = append(out, n.links[dep+"/"+s])
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("network fault: no slot %q", slot)
+	}
+	return out, nil
+}
+
+// RestartServer kills a server ("mysql" or "redis"), keeps it down for down,
+// and starts it again on the same port. It needs an environment with server
+// control.
+func (n *Nemesis) RestartServer(ctx context.Context, dep string, down time.Duration) error {
+	var c env.Control
+	switch dep {
+	case "mysql":
+		c = n.env.MySQL()
+	case "redis":
+		c = n.env.Redis()
+	default:
+		return fmt.Errorf("restart server: %q: want mysql or redis", dep)
+	}
+	if c == nil {
+		return fmt.Errorf("restart server %s: the %s environment cannot restart servers", dep, n.env.Name())
+	}
+	end := n.window("server-restart", dep, map[string]string{"down": down.String()})
+	defer end()
+	if err := c.Kill(); err != nil {
+		return fmt.Errorf("restart server %s: kill: %w", dep, err)
+	}
+	sleepErr := n.Sleep(ctx, down)
+	startCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
+	defer cancel()
+	if err := c.Start(startCtx); err != nil {
+		return fmt.Errorf("restart server %s: start: %w", dep, err)
+	}
+	return sleepErr
+}
+
+// WaitProgress waits until at least frac of the produced events reached a
+// final state, or d passes. It returns whether the fraction was reached.
+func (n *Nemesis) WaitProgress(ctx context.Context, frac float64, d time.Duration) (bool, error) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		done, total, err := n.progress(ctx)
+		if err != nil {
+			return false, err
+		}
+		if total > 0 && float64(done) >= frac*float64(total) {
+			return true, nil
+		}
+		if err := n.Sleep(ctx, 100*time.Millisecond); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+func (n *Nemesis) start(ctx context.Context, slot string, env map[string]string) error {
+	if _, err := n.sup.Start(ctx, slot, env); err != nil {
+		return fmt.Errorf("start %s: %w", slot, err)
+	}
+	return nil
+}
+
+func cloneEnv(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m)+2)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func faultParams(f faultproxy.Fault, d time.Duration) map[string]string {
+	p := map[string]string{"for": d.String()}
+	if f.Direction != "" {
+		p["direction"] = f.Direction
+	}
+	if f.Latency > 0 {
+		p["latency"] = f.Latency.String()
+	}
+	if f.Jitter > 0 {
+		p["jitter"] = f.Jitter.String()
+	}
+	if f.Rate > 0 {
+		p["rate_kbps"] = fmt.Sprint(f.Rate)
+	}
+	return p
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

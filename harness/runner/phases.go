@@ -1,0 +1,281 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/observe"
+	"github.com/outboxchaos/outboxchaos/harness/workload"
+	"github.com/outboxchaos/outboxchaos/reports"
+)
+
+// contractEnv is the environment of contract.md section 3 for one slot, with
+// MySQL and Redis reached through the slot's fault-proxy links.
+func (r *run) contractEnv(slot string) (map[string]string, error) {
+	cfg, err := mysql.ParseDSN(r.o.Env.MySQLDSN(r.dbName))
+	if err != nil {
+		return nil, fmt.Errorf("environment DSN: %w", err)
+	}
+	cfg.Addr = r.links["mysql/"+slot].Addr()
+	cfg.Net = "tcp"
+	cfg.ParseTime = true
+	u := url.URL{Scheme: "mysql", Host: cfg.Addr, Path: "/" + r.dbName}
+	u.User = url.UserPassword(cfg.User, cfg.Passwd)
+	if cfg.Passwd == "" {
+		u.User = url.User(cfg.User)
+	}
+	t := r.o.Scenario.Tuning
+	return map[string]string{
+		"OUTBOX_MYSQL_DSN":       cfg.FormatDSN(),
+		"OUTBOX_MYSQL_URL":       u.String(),
+		"OUTBOX_REDIS_URL":       fmt.Sprintf("redis://%s/%d", r.links["redis/"+slot].Addr(), r.o.Env.RedisDB()),
+		"OUTBOX_QUEUES":          strings.Join(r.queues, ","),
+		"OUTBOX_BULL_PREFIX":     r.prefix,
+		"OUTBOX_POLL_INTERVAL":   t.PollInterval.D().String(),
+		"OUTBOX_BATCH_SIZE":      fmt.Sprint(t.BatchSize),
+		"OUTBOX_LEASE":           t.Lease.D().String(),
+		"OUTBOX_MAX_ATTEMPTS":    fmt.Sprint(t.MaxAttempts),
+		"OUTBOX_BACKOFF_BASE":    t.BackoffBase.D().String(),
+		"OUTBOX_BACKOFF_MAX":     t.BackoffMax.D().String(),
+		"OUTBOX_PUBLISH_TIMEOUT": t.PublishTimeout.D().String(),
+	}, nil
+}
+
+// load commits the workload while the schedule drives the nemesis.
+func (r *run) load(ctx context.Context) error {
+	s := r.o.Scenario
+	p, err := workload.NewProducer(workload.ProducerConfig{
+		DB: r.db, Schema: r.o.Adapter.Schema(), Queues: r.queues, Rate: s.Rate, Mix: s.Mix,
+		Rand: mrandFrom(r.rng), Recorder: r.rec, RunID: randomHex(3),
+	})
+	if err != nil {
+		return fmt.Errorf("producer: %w", err)
+	}
+	r.log("load: %d events at %s, schedule running", s.Events, rateText(s.Rate))
+	errs := make(chan error, 2)
+	go func() { errs <- p.Produce(ctx, s.Events) }()
+	go func() {
+		if s.Schedule == nil {
+			errs <- nil
+			return
+		}
+		errs <- s.Schedule(ctx, r.nem)
+	}()
+	stop := r.ticker(ctx, "load")
+	defer stop()
+	var first error
+	for i := 0; i < 2; i++ {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// heal removes every fault and makes sure every slot has a live instance.
+func (r *run) heal(ctx context.Context) error {
+	if err := r.proxy.HealAll(); err != nil {
+		return fmt.Errorf("heal proxy: %w", err)
+	}
+	alive := map[string]bool{}
+	for _, s := range r.sup.Alive() {
+		alive[s] = true
+	}
+	for _, slot := range r.nem.slots {
+		if !alive[slot] {
+			if err := r.nem.start(ctx, slot, r.nem.slotEnv[slot]); err != nil {
+				return err
+			}
+		}
+	}
+	now := time.Now().UTC()
+	r.rec.Update(func(run *history.Run) {
+		run.Meta.Healed = now
+		for i := range run.Faults {
+			if run.Faults[i].End.IsZero() {
+				run.Faults[i].End = now
+			}
+		}
+	})
+	r.log("heal: faults removed, %d instances alive", len(r.nem.slots))
+	return nil
+}
+
+// drain waits until no event is pending or processing, or the budget ends.
+func (r *run) drain(ctx context.Context) error {
+	budget := r.o.Scenario.drainBudget()
+	r.log("drain: up to %s", budget.Round(time.Second))
+	stop := r.ticker(ctx, "drain")
+	defer stop()
+	deadline := time.Now().Add(budget)
+	quietPolls := 0
+	for time.Now().Before(deadline) && quietPolls < 3 {
+		open, err := r.openEvents(ctx)
+		if err != nil {
+			return err
+		}
+		if open == 0 && r.queuesIdle(ctx) {
+			quietPolls++
+		} else {
+			quietPolls = 0
+		}
+		if err := r.nem.Sleep(ctx, 200*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	quiet := quietPolls >= 3
+	r.rec.Update(func(run *history.Run) { run.Meta.Quiesced = quiet })
+	if !quiet {
+		r.log("drain: deadline reached with events still open")
+	}
+	return nil
+}
+
+func (r *run) queuesIdle(ctx context.Context) bool {
+	if !r.o.Scenario.Consumer {
+		return true
+	}
+	for _, q := range r.queues {
+		n, err := r.rdb.LLen(ctx, r.prefix+":"+q+":wait").Result()
+		if err != nil || n > 0 {
+			return false
+		}
+		n, err = r.rdb.LLen(ctx, r.prefix+":"+q+":active").Result()
+		if err != nil || n > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// openEvents counts events still pending or processing.
+func (r *run) openEvents(ctx context.Context) (int, error) {
+	m := r.o.Adapter.Schema()
+	var words []any
+	for w, c := range m.OutboxStatus {
+		if c == history.StatusPending || c == history.StatusProcessing {
+			words = append(words, w)
+		}
+	}
+	q := fmt.Sprintf("SELECT COUNT(*) FROM `%s` WHERE `%s` IN (%s)", m.Outbox.Table, m.Outbox.Status,
+		strings.TrimSuffix(strings.Repeat("?,", len(words)), ","))
+	var n int
+	if err := r.db.QueryRowContext(ctx, q, words...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count open events: %w", err)
+	}
+	return n, nil
+}
+
+// progress counts events in a final state against all events.
+func (r *run) progress(ctx context.Context) (done, total int, err error) {
+	open, err := r.openEvents(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	m := r.o.Adapter.Schema()
+	if err := r.db.QueryRowContext(ctx, fmt.Sprintf("SELECT COUNT(*) FROM `%s`", m.Outbox.Table)).Scan(&total); err != nil {
+		return 0, 0, fmt.Errorf("count events: %w", err)
+	}
+	return total - open, total, nil
+}
+
+// finish stops the instances, reads the history, checks it and writes the
+// run folder.
+func (r *run) finish(ctx context.Context) ([]check.Result, error) {
+	r.stopInstances()
+	r.stopBg()
+	if err := <-r.bgDone; err != nil && ctx.Err() == nil {
+		r.log("consumer: %v", err)
+	}
+	if err := r.obs.Stop(); err != nil {
+		return nil, fmt.Errorf("stop redis observer: %w", err)
+	}
+	m := r.o.Adapter.Schema()
+	trans, err := observe.ReadTransitions(ctx, r.db, m, 0)
+	if err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	final, err := observe.ScanFinal(ctx, r.rdb, r.db, m, r.prefix, r.queues)
+	if err != nil {
+		return nil, fmt.Errorf("final scan: %w", err)
+	}
+	now := time.Now().UTC()
+	r.rec.Update(func(run *history.Run) {
+		run.Transitions = trans
+		run.Final = final
+		run.Meta.Ended = now
+	})
+	h := r.rec.Snapshot()
+	if err := history.Write(r.o.Out, h); err != nil {
+		return nil, err
+	}
+	results := check.Run(h)
+	if err := reports.WriteRun(r.o.Out, h, results); err != nil {
+		return nil, fmt.Errorf("write report: %w", err)
+	}
+	return results, nil
+}
+
+func (r *run) stopInstances() {
+	graceful := r.o.Adapter.Capabilities().GracefulTerm
+	for _, slot := range r.sup.Alive() {
+		if graceful {
+			if _, err := r.sup.Term(slot, 10*time.Second); err == nil {
+				continue
+			}
+		}
+		_ = r.sup.Kill(slot)
+	}
+}
+
+// ticker prints progress every few seconds until stopped.
+func (r *run) ticker(ctx context.Context, phase string) func() {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(3 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				d, n, err := r.progress(ctx)
+				if err == nil {
+					r.log("%s: %d/%d events final, faults active: %s", phase, d, n, r.activeFaults())
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+func (r *run) activeFaults() string {
+	var active []string
+	r.rec.Update(func(run *history.Run) {
+		for _, f := range run.Faults {
+			if f.End.IsZero() {
+				active = append(active, f.Kind+" "+f.Target)
+			}
+		}
+	})
+	if len(active) == 0 {
+		return "none"
+	}
+	return strings.Join(active, ", ")
+}
+
+func rateText(rate float64) string {
+	if rate <= 0 {
+		return "full speed"
+	}
+	return fmt.Sprintf("%.0f/s", rate)
+}

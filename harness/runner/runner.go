@@ -1,0 +1,343 @@
+package runner
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	mrand "math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/env"
+	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/observe"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+	"github.com/outboxchaos/outboxchaos/harness/workload"
+	"github.com/outboxchaos/outboxchaos/reports"
+)
+
+// Options is one run's input.
+type Options struct {
+	Scenario Scenario
+	Adapter  supervisor.Adapter
+	Env      env.Env // opened by the caller; several runs may share it
+	Seed     int64
+	Out      string    // the run folder; created
+	Progress io.Writer // phase and progress lines; nil for none
+	Command  string    // the command line that reproduces the run
+	Queues   []string  // allowlist; default ai-default, ai-bulk
+	WorkDir  string    // where adapters build; default Out/../.work
+}
+
+// Outcome is what a run decided.
+type Outcome struct {
+	Dir     string
+	Verdict check.Verdict
+	Results []check.Result
+	Skipped string // non-empty when the scenario needed a missing capability
+}
+
+// ExitCode maps an outcome (or a harness error) onto the CLI's exit codes.
+func ExitCode(o Outcome, err error) int {
+	switch {
+	case err != nil:
+		return 3
+	case o.Verdict == check.Fail:
+		return 1
+	case o.Verdict == check.Unknown:
+		return 2
+	}
+	return 0
+}
+
+func (o Options) validate() error {
+	if err := o.Scenario.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case o.Adapter == nil:
+		return errors.New("run: no adapter")
+	case o.Env == nil:
+		return errors.New("run: no environment")
+	case o.Out == "":
+		return errors.New("run: no output folder (--out)")
+	}
+	return nil
+}
+
+// Missing returns why the adapter or environment cannot run the scenario, or
+// "" when it can.
+func Missing(s Scenario, caps supervisor.Capabilities, e env.Env) string {
+	for _, n := range s.Needs {
+		switch {
+		case n == NeedCrashPoints && !caps.CrashPoints:
+			return "the adapter exposes no crash points"
+		case n == NeedGracefulTerm && !caps.GracefulTerm:
+			return "the adapter does not declare SIGTERM graceful"
+		case n == NeedServerCtl && (e.MySQL() == nil || e.Redis() == nil):
+			return "the " + e.Name() + " environment cannot kill and restart servers"
+		}
+	}
+	return ""
+}
+
+// Run runs one scenario end to end. A harness failure returns an error; a
+// dispatcher failure is a verdict.
+func Run(ctx context.Context, o Options) (Outcome, error) {
+	if err := o.validate(); err != nil {
+		return Outcome{}, err
+	}
+	out := Outcome{Dir: o.Out}
+	if why := Missing(o.Scenario, o.Adapter.Capabilities(), o.Env); why != "" {
+		out.Skipped = why
+		out.Verdict = check.Unknown
+		return out, nil
+	}
+	r := &run{o: o, log: progressLog(o.Progress, o.Scenario.Name)}
+	defer r.close()
+	if err := r.setup(ctx); err != nil {
+		return out, fmt.Errorf("%s setup: %w", o.Scenario.Name, err)
+	}
+	if err := r.load(ctx); err != nil {
+		return out, fmt.Errorf("%s load: %w", o.Scenario.Name, err)
+	}
+	if err := r.heal(ctx); err != nil {
+		return out, fmt.Errorf("%s heal: %w", o.Scenario.Name, err)
+	}
+	if err := r.drain(ctx); err != nil {
+		return out, fmt.Errorf("%s drain: %w", o.Scenario.Name, err)
+	}
+	results, err := r.finish(ctx)
+	if err != nil {
+		return out, fmt.Errorf("%s check: %w", o.Scenario.Name, err)
+	}
+	out.Results = results
+	out.Verdict = check.Overall(results)
+	r.log("verdict %s (%s)", strings.ToUpper(string(out.Verdict)), o.Out)
+	return out, nil
+}
+
+// run holds one run's live resources; close releases all of them.
+type run struct {
+	o       Options
+	log     func(format string, args ...any)
+	rng     *mrand.Rand
+	dbName  string
+	admin   *sql.DB
+	db      *sql.DB
+	rdb     *redis.Client
+	prefix  string
+	queues  []string
+	rec     *history.Recorder
+	proxy   *faultproxy.Server
+	links   map[string]*faultproxy.Proxy
+	sup     *supervisor.Supervisor
+	obs     *observe.RedisObserver
+	nem     *Nemesis
+	stopBg  context.CancelFunc
+	bgDone  chan error
+	closers []func() error
+}
+
+func (r *run) setup(ctx context.Context) error {
+	r.rng = mrand.New(mrand.NewSource(r.o.Seed))
+	r.queues = r.o.Queues
+	if len(r.queues) == 0 {
+		r.queues = []string{"ai-default", "ai-bulk"}
+	}
+	if err := os.MkdirAll(filepath.Join(r.o.Out, "logs"), 0o755); err != nil {
+		return fmt.Errorf("run folder: %w", err)
+	}
+	r.log("setup: %s environment, adapter %s, seed %d", r.o.Env.Name(), r.o.Adapter.Name(), r.o.Seed)
+	steps := []func(context.Context) error{r.openMySQL, r.openRedis, r.startRecorder, r.startProxy, r.startObservers, r.startInstances}
+	for _, step := range steps {
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *run) openMySQL(ctx context.Context) error {
+	r.dbName = "oc_" + strings.ReplaceAll(r.o.Scenario.Name, "-", "_") + "_" + randomHex(4)
+	admin, err := sql.Open("mysql", r.o.Env.MySQLDSN(""))
+	if err != nil {
+		return fmt.Errorf("open mysql: %w", err)
+	}
+	r.admin = admin
+	r.closers = append(r.closers, admin.Close)
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE `"+r.dbName+"`"); err != nil {
+		return fmt.Errorf("create database %s: %w", r.dbName, err)
+	}
+	r.closers = append(r.closers, func() error {
+		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, err := admin.ExecContext(dctx, "DROP DATABASE IF EXISTS `"+r.dbName+"`")
+		return err
+	})
+	db, err := sql.Open("mysql", r.o.Env.MySQLDSN(r.dbName))
+	if err != nil {
+		return fmt.Errorf("open mysql %s: %w", r.dbName, err)
+	}
+	r.db = db
+	r.closers = append(r.closers, db.Close)
+	m := r.o.Adapter.Schema()
+	for _, stmt := range m.DDL {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("apply schema of %s: %w", r.o.Adapter.Name(), err)
+		}
+	}
+	if err := observe.InstallTriggers(ctx, db, m); err != nil {
+		return fmt.Errorf("install history triggers: %w", err)
+	}
+	return nil
+}
+
+func (r *run) openRedis(ctx context.Context) error {
+	r.rdb = redis.NewClient(&redis.Options{Addr: r.o.Env.RedisAddr(), DB: r.o.Env.RedisDB()})
+	r.closers = append(r.closers, r.rdb.Close)
+	r.prefix = "bull"
+	if r.o.Env.Name() == "external" {
+		// Never touch another team's keys on a shared server.
+		r.prefix = "oc" + randomHex(4)
+		return nil
+	}
+	if err := r.rdb.FlushDB(ctx).Err(); err != nil {
+		return fmt.Errorf("flush private redis: %w", err)
+	}
+	return nil
+}
+
+func (r *run) startRecorder(ctx context.Context) error {
+	versions, err := r.o.Env.Versions(ctx)
+	if err != nil {
+		return fmt.Errorf("server versions: %w", err)
+	}
+	s := r.o.Scenario
+	r.rec = history.NewRecorder(history.Meta{
+		Scenario: s.Name, Seed: r.o.Seed, Params: s.Params, Adapter: r.o.Adapter.Name(),
+		Environment: r.o.Env.Name(), Versions: versions, Command: r.o.Command, Prefix: r.prefix,
+		Queues: r.queues, Tuning: s.Tuning, Waived: s.Waived, Started: time.Now().UTC(),
+		Consumer: s.Consumer, RemoveOnEnd: s.RemoveOnComplete,
+	})
+	return nil
+}
+
+func (r *run) startProxy(ctx context.Context) error {
+	r.proxy = faultproxy.NewServer(mrand.New(mrand.NewSource(r.o.Seed ^ 0x5eed)))
+	r.closers = append(r.closers, r.proxy.Close)
+	r.links = map[string]*faultproxy.Proxy{}
+	for _, slot := range slots(r.o.Scenario.Instances) {
+		for dep, up := range map[string]string{"mysql": r.o.Env.MySQLAddr(), "redis": r.o.Env.RedisAddr()} {
+			p, err := r.proxy.Link(dep+"/"+slot, up)
+			if err != nil {
+				return fmt.Errorf("fault proxy link %s/%s: %w", dep, slot, err)
+			}
+			r.links[dep+"/"+slot] = p
+		}
+	}
+	return nil
+}
+
+func (r *run) startObservers(ctx context.Context) error {
+	r.obs = observe.NewRedisObserver(r.rdb, r.prefix, r.queues, r.rec)
+	if err := r.obs.Start(ctx); err != nil {
+		return fmt.Errorf("redis observer: %w", err)
+	}
+	r.closers = append(r.closers, r.obs.Stop)
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	r.stopBg = cancel
+	r.bgDone = make(chan error, 1)
+	if !r.o.Scenario.Consumer {
+		r.bgDone <- nil
+		return nil
+	}
+	c, err := workload.NewConsumer(workload.ConsumerConfig{
+		Redis: r.rdb, DB: r.db, Schema: r.o.Adapter.Schema(), Prefix: r.prefix, Queues: r.queues,
+		Workers: 2, RemoveOnComplete: r.o.Scenario.RemoveOnComplete, Recorder: r.rec, Name: "consumer",
+	})
+	if err != nil {
+		cancel()
+		return fmt.Errorf("consumer: %w", err)
+	}
+	go func() { r.bgDone <- c.Run(bg) }()
+	return nil
+}
+
+func (r *run) startInstances(ctx context.Context) error {
+	work := r.o.WorkDir
+	if work == "" {
+		work = filepath.Join(filepath.Dir(r.o.Out), ".work")
+	}
+	if err := r.o.Adapter.Prepare(ctx, work); err != nil {
+		return fmt.Errorf("prepare adapter %s: %w", r.o.Adapter.Name(), err)
+	}
+	r.sup = supervisor.New(r.o.Adapter, r.rec, filepath.Join(r.o.Out, "logs"))
+	r.closers = append(r.closers, r.sup.Close)
+	r.nem = &Nemesis{
+		sup: r.sup, proxy: r.proxy, links: r.links, env: r.o.Env, rec: r.rec, rng: r.rng,
+		slots: slots(r.o.Scenario.Instances), slotEnv: map[string]map[string]string{},
+		caps: r.o.Adapter.Capabilities(), progress: r.progress,
+	}
+	for _, slot := range r.nem.slots {
+		e, err := r.contractEnv(slot)
+		if err != nil {
+			return err
+		}
+		r.nem.slotEnv[slot] = e
+		if _, err := r.sup.Start(ctx, slot, e); err != nil {
+			return fmt.Errorf("start instance %s: %w", slot, err)
+		}
+	}
+	r.log("setup: %d instances started", len(r.nem.slots))
+	return nil
+}
+
+func (r *run) close() {
+	if r.stopBg != nil {
+		r.stopBg()
+	}
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		if err := r.closers[i](); err != nil {
+			r.log("cleanup: %v", err)
+		}
+	}
+}
+
+func slots(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("d%d", i+1)
+	}
+	return out
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func progressLog(w io.Writer, name string) func(string, ...any) {
+	if w == nil {
+		return func(string, ...any) {}
+	}
+	start := time.Now()
+	return func(format string, args ...any) {
+		fmt.Fprintf(w, "[%6.1fs] %s: %s\n", time.Since(start).Seconds(), name, fmt.Sprintf(format, args...))
+	}
+}
+
+// mrandFrom derives an independent seeded source, so adding a draw in one
+// component does not shift another's sequence.
+func mrandFrom(r *mrand.Rand) *mrand.Rand { return mrand.New(mrand.NewSource(r.Int63())) }

@@ -1,0 +1,119 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/workload"
+)
+
+// Needs names a capability a scenario requires of the adapter.
+type Needs string
+
+// Capabilities a scenario may need.
+const (
+	NeedCrashPoints  Needs = "crash-points"
+	NeedGracefulTerm Needs = "graceful-term"
+	NeedServerCtl    Needs = "server-control" // the environment can kill and restart servers
+)
+
+// Scenario is one named test: the instances, the workload, the fault schedule,
+// and the invariants it must keep. Definitions live in package scenarios.
+type Scenario struct {
+	Name        string
+	Description string // one line, shown by `outboxchaos list`
+	Instances   int
+	Events      int
+	Rate        float64 // events per second; 0 = as fast as the producer goes
+	Mix         workload.Mix
+	Tuning      history.Tuning
+	// Consumer runs a worker that takes jobs during the run; RemoveOnComplete
+	// makes it delete job hashes on completion (the dedupe-horizon trap).
+	Consumer         bool
+	RemoveOnComplete bool
+	Needs            []Needs
+	// Waived names invariants this scenario does not require, with the reason.
+	Waived map[string]string
+	// Drain bounds the drain phase; zero picks a default from the tuning.
+	Drain time.Duration
+	// Schedule drives the faults during the load phase. It runs concurrently
+	// with the producer and must return when its schedule is done or ctx ends.
+	Schedule func(ctx context.Context, n *Nemesis) error
+	// Params are shown in reports and results.json.
+	Params map[string]string
+}
+
+var namePattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,40}$`)
+
+// Validate reports the first problem with the definition.
+func (s Scenario) Validate() error {
+	switch {
+	case !namePattern.MatchString(s.Name):
+		return fmt.Errorf("scenario name %q: use lower-case letters, digits and dashes", s.Name)
+	case s.Description == "":
+		return fmt.Errorf("scenario %s: description is empty", s.Name)
+	case s.Instances < 1 || s.Instances > 16:
+		return fmt.Errorf("scenario %s: instances %d: want 1..16", s.Name, s.Instances)
+	case s.Events < 1:
+		return fmt.Errorf("scenario %s: events %d: want at least 1", s.Name, s.Events)
+	case s.Rate < 0:
+		return fmt.Errorf("scenario %s: rate %v: want >= 0", s.Name, s.Rate)
+	}
+	return validateTuning(s.Name, s.Tuning)
+}
+
+func validateTuning(name string, t history.Tuning) error {
+	var errs []error
+	for _, d := range []struct {
+		n string
+		v history.Duration
+	}{
+		{"poll interval", t.PollInterval}, {"lease", t.Lease}, {"backoff base", t.BackoffBase},
+		{"backoff max", t.BackoffMax}, {"publish timeout", t.PublishTimeout},
+	} {
+		if d.v <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be > 0", d.n))
+		}
+	}
+	if t.BatchSize < 1 {
+		errs = append(errs, errors.New("batch size must be >= 1"))
+	}
+	if t.MaxAttempts < 1 {
+		errs = append(errs, errors.New("max attempts must be >= 1"))
+	}
+	if t.BackoffMax < t.BackoffBase {
+		errs = append(errs, errors.New("backoff max must be >= backoff base"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("scenario %s tuning: %w", name, err)
+	}
+	return nil
+}
+
+// DefaultTuning is the tuning most scenarios use: short enough that leases,
+// backoffs and recoveries happen within seconds.
+func DefaultTuning() history.Tuning {
+	return history.Tuning{
+		PollInterval:   history.Duration(50 * time.Millisecond),
+		BatchSize:      50,
+		Lease:          history.Duration(2 * time.Second),
+		MaxAttempts:    6,
+		BackoffBase:    history.Duration(100 * time.Millisecond),
+		BackoffMax:     history.Duration(2 * time.Second),
+		PublishTimeout: history.Duration(1 * time.Second),
+	}
+}
+
+// drainBudget is how long the drain may take: enough for a lease to run out,
+// a full backoff and a few polls, plus slack for a loaded machine.
+func (s Scenario) drainBudget() time.Duration {
+	if s.Drain > 0 {
+		return s.Drain
+	}
+	t := s.Tuning
+	return t.Lease.D() + t.BackoffMax.D() + 4*t.PollInterval.D() + 20*time.Second
+}
