@@ -1,0 +1,147 @@
+package env
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Environment kinds.
+const (
+	KindAuto           = "auto"
+	KindLocal          = "local"
+	KindExternal       = "external"
+	KindTestcontainers = "testcontainers"
+)
+
+// Environment variables read by ConfigFromEnv.
+const (
+	EnvKind       = "OUTBOXCHAOS_ENV"
+	EnvMySQLDSN   = "OUTBOXCHAOS_MYSQL_DSN"
+	EnvRedisURL   = "OUTBOXCHAOS_REDIS_URL"
+	EnvMySQLImage = "OUTBOXCHAOS_MYSQL_IMAGE"
+)
+
+// DefaultMySQLImage and DefaultRedisImage are the testcontainers images.
+const (
+	DefaultMySQLImage = "mysql:8.4"
+	DefaultRedisImage = "redis:7"
+)
+
+// Env is a pair of MySQL and Redis servers for one run.
+type Env interface {
+	Name() string                    // "local", "external", "testcontainers"
+	MySQLAddr() string               // host:port the fault proxy points at (direct, not proxied)
+	MySQLDSN(database string) string // admin Go-driver DSN (parseTime, loc=UTC, multiStatements), direct
+	RedisAddr() string
+	RedisDB() int
+	Versions(ctx context.Context) (map[string]string, error) // {"mysql": "...", "redis": "..."}
+	MySQL() Control                                          // nil when MySQL cannot be killed/restarted
+	Redis() Control                                          // likewise
+	Close() error
+}
+
+// Control kills and restarts one server. After Start and Restart the
+// server answers; its address may change only in the testcontainers
+// environment (read it again from the Env).
+type Control interface {
+	Kill() error
+	Start(ctx context.Context) error
+	Restart(ctx context.Context) error
+}
+
+// Config chooses and parameterises the environment.
+type Config struct {
+	Kind             string // "", "auto", "local", "external", "testcontainers"
+	MySQLDSN         string // external: go-sql-driver DSN of an admin user
+	RedisURL         string // external: redis://host:port/db
+	RedisPersistence bool   // local, testcontainers: Redis with an append-only file
+	MySQLImage       string // testcontainers: a mysql:* or mariadb:* image; "" = mysql:8.4
+}
+
+// ConfigFromEnv reads OUTBOXCHAOS_ENV, OUTBOXCHAOS_MYSQL_DSN,
+// OUTBOXCHAOS_REDIS_URL and OUTBOXCHAOS_MYSQL_IMAGE.
+func ConfigFromEnv() Config {
+	return Config{
+		Kind:       strings.TrimSpace(os.Getenv(EnvKind)),
+		MySQLDSN:   strings.TrimSpace(os.Getenv(EnvMySQLDSN)),
+		RedisURL:   strings.TrimSpace(os.Getenv(EnvRedisURL)),
+		MySQLImage: strings.TrimSpace(os.Getenv(EnvMySQLImage)),
+	}
+}
+
+// kind normalises Kind ("" means auto).
+func (c Config) kind() string {
+	if c.Kind == "" {
+		return KindAuto
+	}
+	return c.Kind
+}
+
+// Validate checks the parts of the config that need no server.
+func (c Config) Validate() error {
+	switch c.kind() {
+	case KindAuto:
+		if (c.MySQLDSN == "") != (c.RedisURL == "") {
+			return fmt.Errorf("only one of %s and %s is set: set both to use external servers, or neither", EnvMySQLDSN, EnvRedisURL)
+		}
+	case KindExternal:
+		if c.MySQLDSN == "" || c.RedisURL == "" {
+			return fmt.Errorf("%s=external needs both %s and %s", EnvKind, EnvMySQLDSN, EnvRedisURL)
+		}
+	case KindLocal, KindTestcontainers:
+	default:
+		return fmt.Errorf("%s=%q is unknown: use auto, local, external or testcontainers", EnvKind, c.Kind)
+	}
+	if _, err := c.mysqlFlavor(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// mysqlImage is the testcontainers MySQL image.
+func (c Config) mysqlImage() string {
+	if c.MySQLImage == "" {
+		return DefaultMySQLImage
+	}
+	return c.MySQLImage
+}
+
+// mysqlFlavor is "mysql" or "mariadb", from the image name.
+func (c Config) mysqlFlavor() (string, error) {
+	img := c.mysqlImage()
+	name := img[strings.LastIndex(img, "/")+1:]
+	switch {
+	case strings.HasPrefix(name, "mysql:") || name == "mysql":
+		return "mysql", nil
+	case strings.HasPrefix(name, "mariadb:") || name == "mariadb":
+		return "mariadb", nil
+	}
+	return "", fmt.Errorf("%s=%q: use a mysql:* or mariadb:* image (e.g. %s or mariadb:11)", EnvMySQLImage, img, DefaultMySQLImage)
+}
+
+// Open validates cfg, selects the environment and starts or connects to
+// its servers. Close the Env when done.
+func Open(ctx context.Context, cfg Config) (Env, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("open environment: %w", err)
+	}
+	d, err := decide(ctx, cfg, systemProbes())
+	if err != nil {
+		return nil, fmt.Errorf("open environment: %w", err)
+	}
+	var e Env
+	switch d.Kind {
+	case KindExternal:
+		e, err = openExternal(ctx, cfg)
+	case KindLocal:
+		e, err = openLocal(ctx, cfg)
+	case KindTestcontainers:
+		e, err = openContainers(ctx, cfg)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open %s environment: %w", d.Kind, err)
+	}
+	return e, nil
+}

@@ -1,0 +1,161 @@
+package env
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/localenv"
+)
+
+func testCtx(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestOpenLocalServersWithControl(t *testing.T) {
+	ctx := testCtx(t)
+	e, err := Open(ctx, Config{Kind: KindLocal, RedisPersistence: true})
+	require.NoError(t, err)
+	le := e.(*localEnv)
+	t.Cleanup(func() { require.NoError(t, e.Close()) })
+
+	require.Equal(t, KindLocal, e.Name())
+	require.True(t, strings.HasPrefix(e.MySQLAddr(), "127.0.0.1:"))
+	require.NotEqual(t, "127.0.0.1:3306", e.MySQLAddr())
+	require.NotEqual(t, "127.0.0.1:6379", e.RedisAddr())
+	dsn := e.MySQLDSN("outboxchaos_x")
+	for _, want := range []string{"root@tcp(" + e.MySQLAddr() + ")/outboxchaos_x?", "parseTime=true", "loc=UTC", "multiStatements=true"} {
+		require.Contains(t, dsn, want)
+	}
+	v, err := e.Versions(ctx)
+	require.NoError(t, err)
+	require.Contains(t, v["mysql"], "MariaDB")
+	require.NotEmpty(t, v["redis"])
+
+	mysqlAddr, redisAddr := e.MySQLAddr(), e.RedisAddr()
+	require.NoError(t, e.MySQL().Kill())
+	_, err = e.Versions(ctx)
+	require.Error(t, err, "versions of a killed MySQL")
+	require.NoError(t, e.MySQL().Start(ctx))
+	require.NoError(t, e.Redis().Kill())
+	require.NoError(t, e.Redis().Restart(ctx))
+	require.NoError(t, e.MySQL().Restart(ctx))
+	require.Equal(t, mysqlAddr, e.MySQLAddr())
+	require.Equal(t, redisAddr, e.RedisAddr())
+	_, err = e.Versions(ctx)
+	require.NoError(t, err)
+
+	require.NoError(t, e.Close())
+	require.NoDirExists(t, le.maria.Dir())
+	require.NoDirExists(t, le.redis.Dir())
+}
+
+func TestExternalRejectsBadDSNAndURL(t *testing.T) {
+	good := Config{Kind: KindExternal, MySQLDSN: "root@tcp(127.0.0.1:1)/", RedisURL: "redis://127.0.0.1:2/0"}
+	for _, tc := range []struct {
+		name     string
+		dsn, url string
+		want     []string
+	}{
+		{"dsn syntax", "root@tcp(127.0.0.1:1/", good.RedisURL, []string{EnvMySQLDSN, "not a go-sql-driver DSN"}},
+		{"dsn unix socket", "root@unix(/run/mysqld/mysqld.sock)/", good.RedisURL, []string{EnvMySQLDSN, "needs TCP"}},
+		{"url scheme", good.MySQLDSN, "http://127.0.0.1:2", []string{EnvRedisURL, "not a Redis URL"}},
+		{"url db", good.MySQLDSN, "redis://127.0.0.1:2/x", []string{EnvRedisURL, "not a Redis URL"}},
+		{"url tls", good.MySQLDSN, "rediss://127.0.0.1:2/0", []string{EnvRedisURL, "TLS"}},
+		{"url password", good.MySQLDSN, "redis://:pw@127.0.0.1:2/0", []string{EnvRedisURL, "credentials"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := good
+			cfg.MySQLDSN, cfg.RedisURL = tc.dsn, tc.url
+			_, err := Open(context.Background(), cfg)
+			require.Error(t, err)
+			for _, s := range tc.want {
+				require.ErrorContains(t, err, s)
+			}
+		})
+	}
+}
+
+func TestExternalAgainstPrivateServers(t *testing.T) {
+	ctx := testCtx(t)
+	m, err := localenv.StartMariaDB(ctx, localenv.MariaDBOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, m.Close()) })
+	r, err := localenv.StartRedis(ctx, localenv.RedisOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, r.Close()) })
+
+	// Auto-selection picks external when both are set.
+	e, err := Open(ctx, Config{MySQLDSN: m.DSN(""), RedisURL: r.URL(2)})
+	require.NoError(t, err)
+	require.Equal(t, KindExternal, e.Name())
+	require.Equal(t, m.Addr(), e.MySQLAddr())
+	require.Equal(t, r.Addr(), e.RedisAddr())
+	require.Equal(t, 2, e.RedisDB())
+	require.Nil(t, e.MySQL())
+	require.Nil(t, e.Redis())
+	require.Contains(t, e.MySQLDSN("db1"), "/db1?")
+	v, err := e.Versions(ctx)
+	require.NoError(t, err)
+	require.Equal(t, m.Version(), v["mysql"])
+	require.Equal(t, r.Version(), v["redis"])
+	require.NoError(t, e.Close())
+	require.NoError(t, pingBoth(ctx, m, r), "closing an external env must not touch the servers")
+
+	// A server that does not answer is a clear error, not a hang.
+	require.NoError(t, m.Kill())
+	start := time.Now()
+	_, err = Open(ctx, Config{Kind: KindExternal, MySQLDSN: m.DSN(""), RedisURL: r.URL(0)})
+	require.ErrorContains(t, err, "connect to MySQL at "+m.Addr())
+	require.Less(t, time.Since(start), time.Minute)
+}
+
+func pingBoth(ctx context.Context, m *localenv.MariaDB, r *localenv.Redis) error {
+	if _, err := mysqlVersion(ctx, m.DSN("")); err != nil {
+		return err
+	}
+	_, err := redisVersion(ctx, r.Addr(), 0)
+	return err
+}
+
+func TestDoctorReportsTheChoice(t *testing.T) {
+	ctx := testCtx(t)
+	var out bytes.Buffer
+	require.NoError(t, Doctor(ctx, Config{}, &out))
+	s := out.String()
+	for _, want := range []string{"environment: local", "reason: local servers found", "mariadbd:", "redis-server:", "node:", "docker daemon:", "MariaDB"} {
+		require.Contains(t, s, want)
+	}
+
+	out.Reset()
+	require.NoError(t, Doctor(ctx, Config{MySQLDSN: "root@tcp(127.0.0.1:1)/", RedisURL: "redis://127.0.0.1:2/0"}, &out))
+	require.Contains(t, out.String(), "environment: external")
+	require.NotContains(t, out.String(), "root@tcp", "Doctor must not print the DSN")
+
+	out.Reset()
+	err := Doctor(ctx, Config{Kind: "bogus"}, &out)
+	require.ErrorContains(t, err, "is unknown")
+	require.Contains(t, out.String(), "environment: none")
+}
+
+func TestDoctorSaysWhatToInstall(t *testing.T) {
+	f := &fakeProbes{mariadb: errNoMaria, installer: errNoMaria, redis: errNoRedis, node: errors.New("node not found"), docker: errNoDocker}
+	var out bytes.Buffer
+	err := doctor(testCtx(t), Config{}, &out, f.probes())
+	require.ErrorContains(t, err, "no environment available")
+	s := out.String()
+	for _, want := range []string{"environment: none", "apt-get install mariadb-server redis-server",
+		"mariadbd:            missing", "redis-server:        missing", "node:                missing",
+		"docker daemon:       not reachable (rootless Docker not found)"} {
+		require.Contains(t, s, want)
+	}
+	require.Equal(t, 1, f.dockerCalls, "Docker is asked once")
+}

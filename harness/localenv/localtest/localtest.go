@@ -1,0 +1,155 @@
+// Package localtest gives tests private MariaDB and Redis servers from
+// package localenv.
+//
+// A test binary shares ONE private MariaDB, started lazily by the first call
+// to MySQL or MariaDB; each MySQL call creates a fresh database on it and
+// drops it when the test ends. Redis gives every test its own redis-server,
+// closed when the test ends. Use Main in TestMain so the shared MariaDB is
+// closed when the tests finish:
+//
+//	func TestMain(m *testing.M) { localtest.Main(m) }
+//
+// Without Main the shared server still works; it is killed by the kernel
+// when the test binary exits (parent-death signal) and its temporary
+// directory is removed by the next run's stale-directory sweep, but Main is
+// needed to clean up at once. A server that cannot start fails the test with
+// the error from localenv (which names the package to install); tests are
+// never skipped for lack of a server.
+package localtest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql" // registers the "mysql" driver
+
+	"github.com/outboxchaos/outboxchaos/harness/localenv"
+)
+
+const startTimeout = 2 * time.Minute
+
+var shared struct {
+	once  sync.Once
+	mu    sync.Mutex
+	maria *localenv.MariaDB
+	admin *sql.DB
+	err   error
+}
+
+// Main runs the tests, closes the shared MariaDB and exits with the tests'
+// code.
+func Main(m *testing.M) {
+	code := m.Run()
+	shared.mu.Lock()
+	if shared.admin != nil {
+		_ = shared.admin.Close()
+	}
+	if shared.maria != nil {
+		if err := shared.maria.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "localtest: close shared MariaDB: %v\n", err)
+		}
+	}
+	shared.mu.Unlock()
+	os.Exit(code)
+}
+
+// MariaDB returns the test binary's shared private MariaDB, starting it on
+// first use. Do not Kill or Stop it in a test: start your own with
+// localenv.StartMariaDB for that.
+func MariaDB(t testing.TB) *localenv.MariaDB {
+	t.Helper()
+	shared.once.Do(startShared)
+	if shared.err != nil {
+		t.Fatalf("localtest: shared MariaDB: %v", shared.err)
+	}
+	return shared.maria
+}
+
+func startShared() {
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	m, err := localenv.StartMariaDB(ctx, localenv.MariaDBOptions{})
+	if err != nil {
+		shared.err = err
+		return
+	}
+	admin, err := sql.Open("mysql", m.DSN(""))
+	if err != nil {
+		_ = m.Close()
+		shared.err = fmt.Errorf("open admin connection: %w", err)
+		return
+	}
+	shared.mu.Lock()
+	shared.maria, shared.admin = m, admin
+	shared.mu.Unlock()
+}
+
+// MySQL creates a fresh empty database on the shared MariaDB and returns a
+// connection pool to it and its DSN; the database is dropped and the pool
+// closed when the test ends.
+func MySQL(t testing.TB) (*sql.DB, string) {
+	t.Helper()
+	m := MariaDB(t)
+	name := databaseName(t.Name())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := shared.admin.ExecContext(ctx, "CREATE DATABASE `"+name+"`"); err != nil {
+		t.Fatalf("localtest: create database %s: %v", name, err)
+	}
+	dsn := m.DSN(name)
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatalf("localtest: open %s: %v", dsn, err)
+	}
+	t.Cleanup(func() {
+		_ = db.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if _, err := shared.admin.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+name+"`"); err != nil {
+			t.Errorf("localtest: drop database %s: %v", name, err)
+		}
+	})
+	return db, dsn
+}
+
+var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)
+
+// databaseName derives a unique database name (at most 64 characters) from
+// the test name.
+func databaseName(testName string) string {
+	base := unsafeChars.ReplaceAllString(strings.ToLower(testName), "_")
+	if len(base) > 40 {
+		base = base[:40]
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "t_" + strings.Trim(base, "_") + "_" + hex.EncodeToString(b[:])
+}
+
+// Redis starts a private redis-server (without persistence) for this test
+// and closes it when the test ends. Use localenv.StartRedis directly for
+// persistence.
+func Redis(t testing.TB) *localenv.Redis {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	r, err := localenv.StartRedis(ctx, localenv.RedisOptions{})
+	if err != nil {
+		t.Fatalf("localtest: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := r.Close(); err != nil {
+			t.Errorf("localtest: %v", err)
+		}
+	})
+	return r
+}

@@ -1,0 +1,81 @@
+package localtest
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestMain(m *testing.M) { Main(m) }
+
+func databaseExists(t *testing.T, name string) bool {
+	t.Helper()
+	var n int
+	err := shared.admin.QueryRow("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", name).Scan(&n)
+	require.NoError(t, err)
+	return n == 1
+}
+
+func currentDatabase(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	var name string
+	require.NoError(t, db.QueryRow("SELECT DATABASE()").Scan(&name))
+	return name
+}
+
+func TestMySQLGivesFreshDatabasesDroppedAtCleanup(t *testing.T) {
+	var first, second string
+	t.Run("first", func(t *testing.T) {
+		db, dsn := MySQL(t)
+		first = currentDatabase(t, db)
+		require.True(t, strings.HasPrefix(first, "t_"), first)
+		require.Contains(t, dsn, "/"+first+"?")
+		_, err := db.Exec("CREATE TABLE x (id INT PRIMARY KEY); INSERT INTO x VALUES (1)")
+		require.NoError(t, err, "multi statements and table creation must work")
+		var now interface{}
+		require.NoError(t, db.QueryRow("SELECT NOW(6)").Scan(&now))
+		require.IsType(t, now, now) // parseTime: scanned without error
+	})
+	t.Run("second", func(t *testing.T) {
+		db, _ := MySQL(t)
+		second = currentDatabase(t, db)
+		var n int
+		require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()").Scan(&n))
+		require.Zero(t, n, "a new database must be empty")
+	})
+	require.NotEqual(t, first, second)
+	require.False(t, databaseExists(t, first), "database not dropped at cleanup")
+	require.False(t, databaseExists(t, second), "database not dropped at cleanup")
+}
+
+func TestMariaDBIsShared(t *testing.T) {
+	a := MariaDB(t)
+	b := MariaDB(t)
+	require.Same(t, a, b)
+	require.Contains(t, a.Version(), "MariaDB")
+}
+
+func TestDatabaseNameIsValidAndBounded(t *testing.T) {
+	long := strings.Repeat("TestSomething/With Spaces-and.dots", 5)
+	a, b := databaseName(long), databaseName(long)
+	require.NotEqual(t, a, b)
+	require.LessOrEqual(t, len(a), 64)
+	require.Regexp(t, `^t_[a-z0-9_]+$`, a)
+}
+
+func TestRedisIsPrivatePerTest(t *testing.T) {
+	var first int
+	t.Run("a", func(t *testing.T) {
+		r := Redis(t)
+		first = r.Port()
+		require.NotEmpty(t, r.Version())
+	})
+	t.Run("b", func(t *testing.T) {
+		r := Redis(t)
+		require.NotEqual(t, first, r.Port())
+	})
+	_ = context.Background()
+}

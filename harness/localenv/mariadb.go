@@ -1,0 +1,210 @@
+package localenv
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+const (
+	bufferPoolSize = "64M"
+	logFileSize    = "16M"
+)
+
+// MariaDBOptions configures a private MariaDB server.
+type MariaDBOptions struct {
+	// Port to listen on; 0 picks a free port. 3306 is refused.
+	Port int
+	// ExtraArgs are appended to the mariadbd command line (each "--name[=value]").
+	// The options localenv manages (port, datadir, socket, ...) are refused.
+	ExtraArgs []string
+	// Durable commits with innodb_flush_log_at_trx_commit=1 (flushed to disk)
+	// instead of 2 (written to the OS at commit, safe against a server kill).
+	Durable bool
+}
+
+// managedArgs are mariadbd options localenv sets itself.
+var managedArgs = []string{
+	"--no-defaults", "--defaults-file", "--defaults-extra-file", "--datadir", "--socket",
+	"--port", "--bind-address", "--pid-file", "--log-error", "--user", "--skip-grant-tables",
+	"--tmpdir",
+}
+
+// Validate reports an option localenv cannot honour.
+func (o MariaDBOptions) Validate() error {
+	if err := checkPort(o.Port); err != nil {
+		return err
+	}
+	for _, a := range o.ExtraArgs {
+		if !strings.HasPrefix(a, "--") {
+			return fmt.Errorf("extra mariadbd argument %q: write it as --name or --name=value", a)
+		}
+		name, _, _ := strings.Cut(strings.ReplaceAll(a, "_", "-"), "=")
+		for _, m := range managedArgs {
+			if name == m {
+				return fmt.Errorf("extra mariadbd argument %q: %s is managed by localenv, remove it", a, m)
+			}
+		}
+	}
+	return nil
+}
+
+// MariaDB is a private mariadbd process with its own data directory.
+type MariaDB struct {
+	in      *instance
+	version string
+}
+
+// StartMariaDB initialises a data directory (a copy of a cached template),
+// starts mariadbd on 127.0.0.1 and waits until it answers a ping. Root has
+// an empty password. Close it to kill the server and remove its files.
+func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("start mariadb: %w", err)
+	}
+	bin, err := MariaDBBinary()
+	if err != nil {
+		return nil, fmt.Errorf("start mariadb: %w", err)
+	}
+	sweepStaleOnce()
+	tmpl, err := mariadbTemplate(ctx, bin)
+	if err != nil {
+		return nil, fmt.Errorf("start mariadb: %w", err)
+	}
+	dir, err := newServerDir("mariadb")
+	if err != nil {
+		return nil, fmt.Errorf("start mariadb: %w", err)
+	}
+	if err := copyTree(filepath.Join(tmpl, "data"), filepath.Join(dir, "data")); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("start mariadb: copy template data directory: %w", err)
+	}
+	in, err := newInstance(mariadbSpec(bin, dir, opts), opts.Port)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("start mariadb: %w", err)
+	}
+	m := &MariaDB{in: in}
+	if err := m.startAndIdentify(ctx); err != nil {
+		_ = in.close()
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *MariaDB) startAndIdentify(ctx context.Context) error {
+	if err := m.in.start(ctx); err != nil {
+		return err
+	}
+	db, err := sql.Open("mysql", m.DSN(""))
+	if err != nil {
+		return fmt.Errorf("start mariadb: open: %w", err)
+	}
+	defer db.Close()
+	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&m.version); err != nil {
+		return fmt.Errorf("start mariadb: read version: %w", err)
+	}
+	return nil
+}
+
+func mariadbSpec(bin, dir string, opts MariaDBOptions) serverSpec {
+	errLog := filepath.Join(dir, "error.log")
+	stdout := filepath.Join(dir, "stdout.log")
+	flush := "2"
+	if opts.Durable {
+		flush = "1"
+	}
+	return serverSpec{
+		kind:   "mariadb",
+		bin:    bin,
+		dir:    dir,
+		stdout: stdout,
+		logs:   []string{errLog, stdout},
+		ping:   pingMariaDB,
+		args: func(port int) []string {
+			args := []string{
+				"--no-defaults",
+				"--datadir=" + filepath.Join(dir, "data"),
+				"--socket=" + filepath.Join(dir, "mysqld.sock"),
+				"--port=" + strconv.Itoa(port),
+				"--bind-address=127.0.0.1",
+				"--pid-file=" + filepath.Join(dir, "mysqld.pid"),
+				"--log-error=" + errLog,
+				"--tmpdir=" + dir,
+				"--skip-name-resolve",
+				"--max-connections=500",
+				"--innodb-buffer-pool-size=" + bufferPoolSize,
+				"--innodb-log-file-size=" + logFileSize,
+				"--innodb-flush-log-at-trx-commit=" + flush,
+				"--character-set-server=utf8mb4",
+			}
+			if os.Geteuid() == 0 {
+				args = append(args, "--user=root")
+			}
+			return append(args, opts.ExtraArgs...)
+		},
+	}
+}
+
+// pingMariaDB opens one TCP connection as root and pings.
+func pingMariaDB(ctx context.Context, addr string) error {
+	cfg := mysql.NewConfig()
+	cfg.User = "root"
+	cfg.Net = "tcp"
+	cfg.Addr = addr
+	cfg.Timeout = time.Second
+	cfg.ReadTimeout = time.Second
+	cfg.WriteTimeout = time.Second
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return err
+	}
+	db := sql.OpenDB(conn)
+	defer db.Close()
+	return db.PingContext(ctx)
+}
+
+// Addr is "127.0.0.1:PORT".
+func (m *MariaDB) Addr() string { return m.in.addr() }
+
+// Port is the TCP port; it stays the same across Kill/Stop and Start.
+func (m *MariaDB) Port() int { return m.in.getPort() }
+
+// DSN is a go-sql-driver DSN for root on database ("" for none), with
+// parseTime, UTC and multi-statements.
+func (m *MariaDB) DSN(database string) string {
+	return fmt.Sprintf("root@tcp(%s)/%s?parseTime=true&loc=UTC&multiStatements=true", m.Addr(), database)
+}
+
+// Version is the server's SELECT VERSION(), read at the first start.
+func (m *MariaDB) Version() string { return m.version }
+
+// Dir is the server's temporary directory (data, socket, logs).
+func (m *MariaDB) Dir() string { return m.in.dir }
+
+// Pid is the process id of the running server, 0 when it is not running.
+func (m *MariaDB) Pid() int { return m.in.pid() }
+
+// Kill sends SIGKILL and waits for the server to exit; the data is kept.
+func (m *MariaDB) Kill() error { return m.in.kill() }
+
+// Stop shuts the server down with SIGTERM, falling back to SIGKILL when ctx
+// ends (after 30 s without a deadline); the data is kept.
+func (m *MariaDB) Stop(ctx context.Context) error { return m.in.stop(ctx) }
+
+// Start runs the server again after Kill or Stop, on the same port with the
+// same data, and waits until it answers. It does nothing when it runs.
+func (m *MariaDB) Start(ctx context.Context) error { return m.in.start(ctx) }
+
+// Restart is Stop then Start.
+func (m *MariaDB) Restart(ctx context.Context) error { return m.in.restart(ctx) }
+
+// Close kills the server and removes its temporary directory; idempotent.
+func (m *MariaDB) Close() error { return m.in.close() }

@@ -1,0 +1,167 @@
+package localenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// RedisOptions configures a private Redis server.
+type RedisOptions struct {
+	// Port to listen on; 0 picks a free port. 6379 is refused.
+	Port int
+	// Persistence turns on the append-only file, so the data survives Kill
+	// and Stop; without it a restarted server is empty. RDB snapshots are off.
+	Persistence bool
+}
+
+// Validate reports an option localenv cannot honour.
+func (o RedisOptions) Validate() error { return checkPort(o.Port) }
+
+// Redis is a private redis-server process with its own directory.
+type Redis struct {
+	in      *instance
+	version string
+}
+
+// StartRedis starts redis-server on 127.0.0.1 and waits until it answers
+// PING. Keyspace notifications are off; observers turn them on. Close it to
+// kill the server and remove its files.
+func StartRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("start redis: %w", err)
+	}
+	bin, err := RedisBinary()
+	if err != nil {
+		return nil, fmt.Errorf("start redis: %w", err)
+	}
+	sweepStaleOnce()
+	dir, err := newServerDir("redis")
+	if err != nil {
+		return nil, fmt.Errorf("start redis: %w", err)
+	}
+	in, err := newInstance(redisSpec(bin, dir, opts), opts.Port)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("start redis: %w", err)
+	}
+	r := &Redis{in: in}
+	if err := r.startAndIdentify(ctx); err != nil {
+		_ = in.close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Redis) startAndIdentify(ctx context.Context) error {
+	if err := r.in.start(ctx); err != nil {
+		return err
+	}
+	c := redis.NewClient(&redis.Options{Addr: r.Addr(), MaxRetries: -1})
+	defer c.Close()
+	info, err := c.Info(ctx, "server").Result()
+	if err != nil {
+		return fmt.Errorf("start redis: read version: %w", err)
+	}
+	r.version = infoField(info, "redis_version")
+	if r.version == "" {
+		return fmt.Errorf("start redis: INFO server has no redis_version")
+	}
+	return nil
+}
+
+// infoField returns the value of name in an INFO reply.
+func infoField(info, name string) string {
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func redisSpec(bin, dir string, opts RedisOptions) serverSpec {
+	stdout := filepath.Join(dir, "redis.log")
+	aof := "no"
+	if opts.Persistence {
+		aof = "yes"
+	}
+	return serverSpec{
+		kind:   "redis",
+		bin:    bin,
+		dir:    dir,
+		stdout: stdout,
+		logs:   []string{stdout},
+		ping:   pingRedis,
+		args: func(port int) []string {
+			return []string{
+				"--port", strconv.Itoa(port),
+				"--bind", "127.0.0.1",
+				"--dir", dir,
+				"--pidfile", filepath.Join(dir, "redis.pid"),
+				"--logfile", "",
+				"--daemonize", "no",
+				"--save", "",
+				"--appendonly", aof,
+				// Every write reaches the file before the reply: a SIGKILL
+				// loses nothing, as a restart scenario needs.
+				"--appendfsync", "always",
+				"--notify-keyspace-events", "",
+			}
+		},
+	}
+}
+
+// pingRedis opens one connection and sends PING; a server still loading its
+// append-only file answers LOADING, which counts as not ready.
+func pingRedis(ctx context.Context, addr string) error {
+	c := redis.NewClient(&redis.Options{
+		Addr: addr, MaxRetries: -1, PoolSize: 1,
+		DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second,
+		ContextTimeoutEnabled: true,
+	})
+	defer c.Close()
+	return c.Ping(ctx).Err()
+}
+
+// Addr is "127.0.0.1:PORT".
+func (r *Redis) Addr() string { return r.in.addr() }
+
+// Port is the TCP port; it stays the same across Kill/Stop and Start.
+func (r *Redis) Port() int { return r.in.getPort() }
+
+// URL is "redis://127.0.0.1:PORT/db".
+func (r *Redis) URL(db int) string { return fmt.Sprintf("redis://%s/%d", r.Addr(), db) }
+
+// Version is the server's redis_version, read at the first start.
+func (r *Redis) Version() string { return r.version }
+
+// Dir is the server's temporary directory (data and log).
+func (r *Redis) Dir() string { return r.in.dir }
+
+// Pid is the process id of the running server, 0 when it is not running.
+func (r *Redis) Pid() int { return r.in.pid() }
+
+// Kill sends SIGKILL and waits for the server to exit; the append-only file
+// (with Persistence) is kept.
+func (r *Redis) Kill() error { return r.in.kill() }
+
+// Stop shuts the server down with SIGTERM, falling back to SIGKILL when ctx
+// ends (after 30 s without a deadline).
+func (r *Redis) Stop(ctx context.Context) error { return r.in.stop(ctx) }
+
+// Start runs the server again after Kill or Stop on the same port and waits
+// until it answers. It does nothing when it runs.
+func (r *Redis) Start(ctx context.Context) error { return r.in.start(ctx) }
+
+// Restart is Stop then Start.
+func (r *Redis) Restart(ctx context.Context) error { return r.in.restart(ctx) }
+
+// Close kills the server and removes its temporary directory; idempotent.
+func (r *Redis) Close() error { return r.in.close() }
