@@ -1,0 +1,430 @@
+package check
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+// verdictCase is what the checkers must say about one stored history:
+// verdicts for I1..I9 as letters (P pass, F fail, U unknown), and for each
+// failing invariant words its first violation's summary must contain.
+type verdictCase struct {
+	verdicts string
+	summary  map[string][]string
+	event    map[string]int64 // the first violation's EventID, per invariant
+}
+
+var verdictCases = map[string]verdictCase{
+	"good-clean":              {verdicts: "PPPPPPPPP"},
+	"good-chaos":              {verdicts: "PPPPPPPPP"},
+	"exempt-i8-nobody-alive":  {verdicts: "PPPPPPPPP"},
+	"pass-i1-stream-gap-only": {verdicts: "PPPPPPPPP"},
+	"bad-i1-dedupe-horizon": {verdicts: "FPPPPPPPP",
+		summary: map[string][]string{"I1": {"Job j-1 was created 2 times in BullMQ queue ai-default", "by d1 at 10:00:00.150", "by d2 at 10:00:02.170", "after d1 was killed"}},
+		event:   map[string]int64{"I1": 1}},
+	"bad-i1-numeric-ids": {verdicts: "FPPPPPPPP",
+		summary: map[string][]string{"I1": {"Job j-1 was created 2 times", "as BullMQ jobs 1, 3"}},
+		event:   map[string]int64{"I1": 1}},
+	"bad-i1-proven-with-gaps": {verdicts: "FPPPPPPPU",
+		summary: map[string][]string{"I1": {"Job j-1 was created 2 times"}},
+		event:   map[string]int64{"I1": 1}},
+	"bad-i2-never-claimed": {verdicts: "PFPPPPPPP",
+		summary: map[string][]string{"I2": {"Event 2 (job j-2) was still pending at the end"}},
+		event:   map[string]int64{"I2": 2}},
+	"bad-i3-published-no-job": {verdicts: "PPFPPPPPP",
+		summary: map[string][]string{"I3": {"Event 1 was published but no BullMQ job was ever created for its job j-1"}},
+		event:   map[string]int64{"I3": 1}},
+	"bad-i4-poison-retried": {verdicts: "PPPFPPPPP",
+		summary: map[string][]string{"I4": {"Poison event 1 (unknown-type) was put back to pending", "by d1"}},
+		event:   map[string]int64{"I4": 1}},
+	"bad-i5-stolen-claim": {verdicts: "PPPPFPPPP",
+		summary: map[string][]string{"I5": {"Event 1 was claimed by d2 at 10:00:00.600 while d1 still held it"}},
+		event:   map[string]int64{"I5": 1}},
+	"bad-i5-rewrite-finalized": {verdicts: "PPPPFPPPP",
+		summary: map[string][]string{"I5": {"Event 1 was written again after it was published", "by d1"}},
+		event:   map[string]int64{"I5": 1}},
+	"bad-i6-no-backoff": {verdicts: "PPPPPFPPP",
+		summary: map[string][]string{"I6": {"event 1", "less than half the expected backoff of 500ms"}},
+		event:   map[string]int64{"I6": 1}},
+	"bad-i7-retry-forever": {verdicts: "PPPPPPFPP",
+		summary: map[string][]string{"I7": {"Event 1 was claimed again by d1", "after 3 transient failures"}},
+		event:   map[string]int64{"I7": 1}},
+	"bad-i7-failed-early": {verdicts: "PFPPPPFPP",
+		summary: map[string][]string{"I7": {"Valid event 1 (job j-1) was failed by d1 at attempt 1, before the maximum of 5 attempts"}},
+		event:   map[string]int64{"I7": 1}},
+	"bad-i8-slow-recovery": {verdicts: "PPPPPPPFP",
+		summary: map[string][]string{"I8": {"Event 1's claim by d1", "was killed", "taken over only at 10:00:06.000 by d2"}},
+		event:   map[string]int64{"I8": 1}},
+	"bad-i9-overwrite": {verdicts: "PPPPPPPPF",
+		summary: map[string][]string{"I9": {"Job j-1's data in queue ai-default was overwritten", `{"jobId":"j-1","retry":2}`}},
+		event:   map[string]int64{"I9": 1}},
+	"unknown-i1-gaps":         {verdicts: "UPPPPPPPU"},
+	"unknown-i2-not-quiesced": {verdicts: "PUPPPPPPP"},
+}
+
+func loadStored(t *testing.T, name string) history.Run {
+	t.Helper()
+	run, err := history.Load(filepath.Join(historiesDir, name))
+	require.NoError(t, err, "run: go test ./harness/check -run TestRegenerate -update")
+	return run
+}
+
+func letter(v Verdict) string { return strings.ToUpper(string(v)[:1]) }
+
+// TestStoredHistories checks every stored history's verdicts, invariant by
+// invariant, and the words of each failure.
+func TestStoredHistories(t *testing.T) {
+	require.Len(t, verdictCases, len(stored), "every stored history needs a verdict case")
+	for name, want := range verdictCases {
+		t.Run(name, func(t *testing.T) {
+			results := Run(loadStored(t, name))
+			require.Len(t, results, 9)
+			got := ""
+			for _, r := range results {
+				got += letter(r.Verdict)
+			}
+			require.Equal(t, want.verdicts, got, "verdicts I1..I9; results: %s", describe(results))
+			for _, r := range results {
+				checkResultShape(t, r)
+				for _, word := range want.summary[r.ID] {
+					require.Contains(t, r.Violations[0].Summary, word, "%s summary", r.ID)
+				}
+				if id, ok := want.event[r.ID]; ok {
+					require.Equal(t, id, r.Violations[0].EventID, "%s event", r.ID)
+				}
+			}
+		})
+	}
+}
+
+// checkResultShape checks what every result must look like: a reason, and
+// for a fail bounded violations with one-sentence summaries naming their
+// event or job, and steps in time order.
+func checkResultShape(t *testing.T, r Result) {
+	t.Helper()
+	require.NotEmpty(t, r.Reason, "%s has no reason", r.ID)
+	require.Equal(t, nameOf(r.ID), r.Name)
+	if r.Verdict != Fail {
+		require.Empty(t, r.Violations, "%s is %s but has violations", r.ID, r.Verdict)
+		return
+	}
+	require.NotEmpty(t, r.Violations)
+	require.LessOrEqual(t, len(r.Violations), MaxViolations)
+	for _, v := range r.Violations {
+		require.NotContains(t, v.Summary, "\n")
+		require.True(t, strings.HasSuffix(v.Summary, "."), "summary is a sentence: %q", v.Summary)
+		names := (v.JobID != "" && strings.Contains(v.Summary, v.JobID)) ||
+			strings.Contains(strings.ToLower(v.Summary), fmt.Sprintf("event %d", v.EventID))
+		require.True(t, names, "%s summary names neither event %d nor job %s: %q", r.ID, v.EventID, v.JobID, v.Summary)
+		require.NotEmpty(t, v.Steps)
+		require.LessOrEqual(t, len(v.Steps), MaxSteps)
+		for i := 1; i < len(v.Steps); i++ {
+			require.False(t, v.Steps[i].At.Before(v.Steps[i-1].At), "steps out of order")
+		}
+		for _, s := range v.Steps {
+			require.NotEmpty(t, s.Text)
+			require.NotContains(t, s.Text, "\n")
+		}
+	}
+}
+
+func describe(results []Result) string {
+	var b strings.Builder
+	for _, r := range results {
+		fmt.Fprintf(&b, "\n  %s %s: %s", r.ID, r.Verdict, r.Reason)
+	}
+	return b.String()
+}
+
+func TestDuplicateStepsTellTheStory(t *testing.T) {
+	r := CheckDuplicates(loadStored(t, "bad-i1-dedupe-horizon"))
+	require.Equal(t, Fail, r.Verdict)
+	v := r.Violations[0]
+	require.Equal(t, "j-1", v.JobID)
+	require.Equal(t, []string{"d1", "d2"}, v.Instances)
+	text := stepsText(v.Steps)
+	for _, want := range []string{"d1 claimed event 1", "BullMQ created job j-1", "instance d1 was killed", "job hash ai-default:j-1 was deleted", "d2 took event 1 over", "d2 marked event 1 published"} {
+		require.Contains(t, text, want)
+	}
+}
+
+func TestDedupedReaddIsNotADuplicate(t *testing.T) {
+	r := CheckDuplicates(loadStored(t, "good-chaos"))
+	require.Equal(t, Pass, r.Verdict, r.Reason)
+	b := newBuilder("crash-window")
+	crashAndReadd(b, false)
+	run := b.finish(2600, 12000, true)
+	require.Equal(t, Pass, CheckDuplicates(run).Verdict)
+	require.Equal(t, Pass, CheckUntouched(run).Verdict)
+}
+
+func TestTakenTwiceIsADuplicate(t *testing.T) {
+	b := newBuilder("baseline").start(0, "d1")
+	b.produce(1, "j-1", history.KindValid, 50).claim(1, "d1", 100).add("ai-default", "j-1", "j-1", 150).publish(1, 200)
+	b.run.Takes = append(b.run.Takes,
+		history.Take{Queue: "ai-default", JobID: "j-1", DataJobID: "j-1", Worker: "w1", At: ms(300)},
+		history.Take{Queue: "ai-default", JobID: "j-1", DataJobID: "j-1", Worker: "w2", At: ms(310)})
+	run := b.finish(400, 12000, true)
+	r := CheckDuplicates(run)
+	require.Equal(t, Fail, r.Verdict)
+	require.Contains(t, r.Violations[0].Summary, "Job j-1 was taken by consumers 2 times: by w1")
+
+	// The same two takes around a Redis restart are a redelivery.
+	run.Faults = append(run.Faults, history.Fault{ID: 1, Kind: "restart", Target: "redis", Start: ms(305), End: ms(306)})
+	require.Equal(t, Pass, CheckDuplicates(run).Verdict)
+}
+
+func TestAlreadyQueuedAddIsADuplicate(t *testing.T) {
+	b := newBuilder("baseline").start(0, "d1")
+	b.produce(1, "j-1", history.KindAlreadyQueued, 50).claim(1, "d1", 100).add("ai-default", "j-1", "j-1", 150).publish(1, 200)
+	r := CheckDuplicates(b.finish(300, 12000, true))
+	require.Equal(t, Fail, r.Verdict)
+	require.Contains(t, r.Violations[0].Summary, "Job j-1 was already queued before event 1 was dispatched, yet BullMQ created it again: by d1")
+}
+
+func TestListedTwiceIsADuplicate(t *testing.T) {
+	b := newBuilder("baseline").start(0, "d1")
+	b.produce(1, "j-1", history.KindValid, 50).claim(1, "d1", 100).add("ai-default", "j-1", "j-1", 150).publish(1, 200)
+	b.queue("ai-default").lists["wait"] = []string{"j-1", "j-1"}
+	r := CheckDuplicates(b.finish(300, 12000, true))
+	require.Equal(t, Fail, r.Verdict)
+	require.Contains(t, r.Violations[0].Summary, "Job j-1 appears 2 times in queue ai-default at the end (in wait, wait).")
+}
+
+func TestUnmatchedCreationIsUnknown(t *testing.T) {
+	b := newBuilder("baseline").start(0, "d1")
+	b.produce(1, "j-1", history.KindValid, 50).claim(1, "d1", 100).add("ai-default", "j-1", "j-1", 150).publish(1, 200)
+	b.run.Stream = append(b.run.Stream, history.StreamEntry{Queue: "ai-default", ID: "1-0", At: ms(220), Event: "added", JobID: "77"})
+	r := CheckDuplicates(b.finish(300, 12000, true))
+	require.Equal(t, Unknown, r.Verdict)
+	require.Contains(t, r.Reason, "could not be matched to an ai_jobs row")
+}
+
+func TestGapsMakeUnknown(t *testing.T) {
+	r := CheckDuplicates(loadStored(t, "unknown-i1-gaps"))
+	require.Equal(t, Unknown, r.Verdict)
+	require.Contains(t, r.Reason, "both had gaps")
+
+	r = CheckPublished(loadStored(t, "unknown-i2-not-quiesced"))
+	require.Equal(t, Unknown, r.Verdict)
+	require.Contains(t, r.Reason, "run did not quiesce")
+
+	// A triggers gap makes the transition checkers unknown, not pass.
+	run := loadStored(t, "good-chaos")
+	run.Gaps = append(run.Gaps, history.Gap{Source: "triggers", At: ms(500), Detail: "history table rotated"})
+	for _, c := range []func(history.Run) Result{CheckPoison, CheckExclusive, CheckBackoff, CheckAttempts, CheckLeaseRecovery} {
+		require.Equal(t, Unknown, c(run).Verdict)
+	}
+}
+
+func TestStuckProcessingFailsEvenOnAShortDrain(t *testing.T) {
+	b := newBuilder("lease-expiry").start(0, "d1", "d2")
+	b.produce(1, "j-1", history.KindValid, 50).claim(1, "d1", 100).proc("d1", "kill", 200)
+	run := b.finish(300, 4000, false) // lease ran out at 2.1s, recovery due by 3.15s
+	r := CheckPublished(run)
+	require.Equal(t, Fail, r.Verdict, r.Reason)
+	require.Contains(t, r.Violations[0].Summary, "Event 1 (job j-1) was still held by d1 at the end")
+	r = CheckLeaseRecovery(run)
+	require.Equal(t, Fail, r.Verdict, r.Reason)
+	require.Contains(t, r.Violations[0].Summary, "was never taken over")
+}
+
+func TestLiveOwnerFinishingLateIsNotARecoveryFailure(t *testing.T) {
+	b := newBuilder("redis-latency").start(0, "d1")
+	b.produce(1, "j-1", history.KindValid, 50).claim(1, "d1", 100)
+	b.add("ai-default", "j-1", "j-1", 3900).publish(1, 4000)
+	require.Equal(t, Pass, CheckLeaseRecovery(b.finish(4100, 15000, true)).Verdict)
+}
+
+func TestMySQLOutageExemptsRecovery(t *testing.T) {
+	run := loadStored(t, "bad-i8-slow-recovery")
+	run.Faults = append(run.Faults, history.Fault{ID: 9, Kind: "down", Target: "mysql", Start: ms(1500), End: ms(5500)})
+	require.Equal(t, Pass, CheckLeaseRecovery(run).Verdict)
+	// A fault on the dead owner's own link does not excuse the others.
+	run.Faults[len(run.Faults)-1].Target = "mysql/d1"
+	require.Equal(t, Fail, CheckLeaseRecovery(run).Verdict)
+}
+
+func TestPoisonLeftPending(t *testing.T) {
+	b := newBuilder("poison").start(0, "d1")
+	b.produce(1, "j-1", history.KindIllegalJobID, 50)
+	long := b.finish(100, 12000, true)
+	r := CheckPoison(long)
+	require.Equal(t, Fail, r.Verdict)
+	require.Contains(t, r.Violations[0].Summary, "Poison event 1 (illegal-job-id) was still pending at the end instead of failed.")
+	short := long
+	short.Meta.Ended = ms(1000)
+	require.Equal(t, Unknown, CheckPoison(short).Verdict)
+}
+
+func TestPoisonGotAJob(t *testing.T) {
+	b := newBuilder("poison").start(0, "d1")
+	b.produce(1, "j:1", history.KindIllegalJobID, 50).claim(1, "d1", 100).add("ai-default", "j:1", "j:1", 150).failPermanent(1, 200, "late check")
+	r := CheckPoison(b.finish(300, 12000, true))
+	require.Equal(t, Fail, r.Verdict)
+	require.Contains(t, r.Violations[0].Summary, "BullMQ job j:1 was created for poison event 1 (illegal-job-id) by d1")
+}
+
+func TestBackoffSkippedWithoutTuning(t *testing.T) {
+	run := loadStored(t, "bad-i6-no-backoff")
+	run.Meta.Tuning.BackoffBase = 0
+	r := CheckBackoff(run)
+	require.Equal(t, Pass, r.Verdict)
+	require.Contains(t, r.Reason, "not checked")
+	run.Meta.Tuning.MaxAttempts = 0
+	require.Contains(t, CheckAttempts(run).Reason, "not checked")
+}
+
+func TestNoBackoffFindsBothBreaches(t *testing.T) {
+	r := CheckBackoff(loadStored(t, "bad-i6-no-backoff"))
+	require.Equal(t, Fail, r.Verdict)
+	require.Len(t, r.Violations, 2)
+	require.Contains(t, r.Violations[1].Summary, "Event 2 was claimed by d1 at 10:00:00.300, 400ms before its backoff ended")
+}
+
+func TestBackoffAboveTheMaximum(t *testing.T) {
+	b := newBuilder("redis-outage").start(0, "d1")
+	b.produce(1, "j-1", history.KindValid, 50).claim(1, "d1", 100).failTransient(1, 200, errRedis, 9*time.Second)
+	r := CheckBackoff(b.finish(300, 20000, true))
+	require.Equal(t, Fail, r.Verdict)
+	require.Contains(t, r.Violations[0].Summary, "more than the backoff maximum of 4s")
+}
+
+func TestMySQLLatencyWidensBackoffSlack(t *testing.T) {
+	b := newBuilder("mysql-latency").start(0, "d1")
+	b.produce(1, "j-1", history.KindValid, 50).claim(1, "d1", 100).failTransient(1, 200, errRedis, 10*time.Millisecond)
+	run := b.finish(300, 20000, true)
+	require.Equal(t, Fail, CheckBackoff(run).Verdict)
+	run.Faults = append(run.Faults, history.Fault{ID: 1, Kind: "latency", Target: "mysql", Params: map[string]string{"latency": "200ms", "jitter": "50"}, Start: ms(0), End: ms(1000)})
+	require.Equal(t, Pass, CheckBackoff(run).Verdict)
+}
+
+func TestExpectedBackoff(t *testing.T) {
+	tn := history.Tuning{BackoffBase: history.Duration(100 * time.Millisecond), BackoffMax: history.Duration(time.Second)}
+	for n, want := range map[int]time.Duration{1: 100 * time.Millisecond, 2: 200 * time.Millisecond, 4: 800 * time.Millisecond, 5: time.Second, 80: time.Second} {
+		require.Equal(t, want, expectedBackoff(tn, n), "n=%d", n)
+	}
+	tn.BackoffMax = 0
+	require.Equal(t, 800*time.Millisecond, expectedBackoff(tn, 4))
+	require.Positive(t, expectedBackoff(tn, 200))
+}
+
+func TestClassify(t *testing.T) {
+	cases := []struct {
+		t    history.Transition
+		want move
+	}{
+		{history.Transition{Op: "insert", NewStatus: "pending"}, moveInsert},
+		{history.Transition{Op: "update", OldStatus: "pending", NewStatus: "processing", LockToken: "a"}, moveClaim},
+		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "processing", LockToken: "b", OldLockToken: "a"}, moveTakeover},
+		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "processing", LockToken: "a", OldLockToken: "a"}, moveExtend},
+		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "pending", LastError: "x", OldLastError: ""}, moveFailure},
+		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "pending", LastError: "x", OldLastError: "x"}, moveRelease},
+		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "published"}, moveFinalize},
+		{history.Transition{Op: "update", OldStatus: "failed", NewStatus: "pending"}, moveRewrite},
+		{history.Transition{Op: "delete", OldStatus: "published"}, moveDelete},
+	}
+	for i, c := range cases {
+		require.Equal(t, c.want, classify(c.t), "case %d", i)
+	}
+}
+
+func TestViolationsAreBounded(t *testing.T) {
+	b := newBuilder("baseline").start(0, "d1")
+	for i := int64(1); i <= 60; i++ {
+		b.produce(i, "j-"+itoa(i), history.KindValid, 50)
+	}
+	r := CheckPublished(b.finish(100, 12000, true))
+	require.Equal(t, Fail, r.Verdict)
+	require.Len(t, r.Violations, MaxViolations)
+	require.Contains(t, r.Reason, "60 valid events not published; the first 50 are shown")
+
+	b = newBuilder("redis-outage").start(0, "d1")
+	b.run.Meta.Tuning.MaxAttempts = 2
+	b.produce(1, "j-1", history.KindValid, 50)
+	at := 100
+	for n := 0; n < 40; n++ {
+		b.claim(1, "d1", at).failTransient(1, at+10, errRedis, 4*time.Second)
+		at += 4100
+	}
+	r = CheckAttempts(b.finish(at, at+10000, true))
+	require.Equal(t, Fail, r.Verdict)
+	require.LessOrEqual(t, len(r.Violations[0].Steps), MaxSteps)
+}
+
+func TestChecksDoNotChangeTheRun(t *testing.T) {
+	run := loadStored(t, "good-chaos")
+	// Shuffle the slices the checkers sort, then check nothing moved.
+	run.Transitions[0], run.Transitions[5] = run.Transitions[5], run.Transitions[0]
+	run.Events[0], run.Events[1] = run.Events[1], run.Events[0]
+	before, err := json.Marshal(run)
+	require.NoError(t, err)
+	Run(run)
+	after, err := json.Marshal(run)
+	require.NoError(t, err)
+	require.Equal(t, string(before), string(after))
+}
+
+func TestOverall(t *testing.T) {
+	r := func(v Verdict, waived string) Result { return Result{ID: "I1", Verdict: v, Waived: waived} }
+	require.Equal(t, Pass, Overall(nil))
+	require.Equal(t, Pass, Overall([]Result{r(Pass, ""), r(Pass, "")}))
+	require.Equal(t, Unknown, Overall([]Result{r(Pass, ""), r(Unknown, "")}))
+	require.Equal(t, Fail, Overall([]Result{r(Unknown, ""), r(Fail, ""), r(Pass, "")}))
+	require.Equal(t, Pass, Overall([]Result{r(Pass, ""), r(Fail, "outage longer than the retry budget")}))
+	require.Equal(t, Unknown, Overall([]Result{r(Unknown, ""), r(Fail, "waived")}))
+	require.Equal(t, Pass, Overall([]Result{r(Unknown, "waived")}))
+	require.Equal(t, Unknown, Overall([]Result{r("maybe", "")}))
+}
+
+func TestWaivedKeepsItsVerdict(t *testing.T) {
+	run := loadStored(t, "bad-i2-never-claimed")
+	require.Equal(t, Fail, Overall(Run(run)))
+	run.Meta.Waived = map[string]string{"I2": "the outage outlasts the retry budget on purpose"}
+	results := Run(run)
+	require.Equal(t, Fail, results[1].Verdict)
+	require.Equal(t, "the outage outlasts the retry budget on purpose", results[1].Waived)
+	for _, r := range results {
+		if r.ID != "I2" {
+			require.Empty(t, r.Waived)
+		}
+	}
+	require.Equal(t, Pass, Overall(results))
+}
+
+func TestAllInOrder(t *testing.T) {
+	cs := All()
+	require.Len(t, cs, 9)
+	for i, c := range cs {
+		require.Equal(t, fmt.Sprintf("I%d", i+1), c.ID)
+		require.NotEmpty(t, c.Name)
+		require.NotNil(t, c.Check)
+	}
+}
+
+func TestMalformedHistoryIsUnknownNotAPanic(t *testing.T) {
+	boom := Checker{ID: "I1", Name: "no duplicate job", Check: func(history.Run) Result { panic("bad row") }}
+	r := runOne(boom, history.Run{})
+	require.Equal(t, Unknown, r.Verdict)
+	require.Contains(t, r.Reason, "bad row")
+	// An empty run is checked without panicking.
+	for _, r := range Run(history.Run{}) {
+		require.NotEqual(t, Fail, r.Verdict, "%s: %s", r.ID, r.Reason)
+	}
+}
+
+func stepsText(steps []Step) string {
+	var b strings.Builder
+	for _, s := range steps {
+		fmt.Fprintf(&b, "%s %s %s\n", clock(s.At), s.Source, s.Text)
+	}
+	return b.String()
+}

@@ -1,0 +1,271 @@
+package check
+
+import (
+	"encoding/json"
+	"sort"
+	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+// pairWindow is how far apart a stream "added" entry and a keyspace "new"
+// note of the same BullMQ id may be and still be one creation seen twice.
+const pairWindow = 2 * time.Second
+
+// bullKey names one BullMQ job: its queue and its BullMQ id.
+type bullKey struct{ Queue, ID string }
+
+// creation is one BullMQ job creation, seen in the events stream, in the
+// keyspace notifications, or in both.
+type creation struct {
+	Queue  string
+	BullID string
+	At     time.Time
+	Data   string // data.jobId, when known
+	Stream *history.StreamEntry
+	Key    *history.KeyNote
+	Jobs   []string // the ai_jobs ids it is matched to
+}
+
+// creationSet is every creation of a run, matched to ai_jobs rows.
+type creationSet struct {
+	byJob     map[string][]creation
+	unmatched []creation
+	dataOf    map[bullKey]string        // BullMQ job -> data.jobId, from any source
+	takes     map[string][]history.Take // by ai_jobs id
+}
+
+// findCreations pairs the stream's "added" entries with the keyspace's "new"
+// notes per BullMQ job (the same creation shows in both, within pairWindow,
+// in time order), then matches each creation to ai_jobs rows. A "new" note
+// whose hash was already gone when read (no data) is weak: a worker that pops
+// an id without a hash also creates one. A weak note only counts on its own
+// when the queue's stream had a gap, so it might be the only trace.
+func findCreations(ix *index) creationSet {
+	cs := creationSet{byJob: map[string][]creation{}, dataOf: dataSources(ix.run), takes: map[string][]history.Take{}}
+	adds := map[bullKey][]history.StreamEntry{}
+	news := map[bullKey][]history.KeyNote{}
+	for _, e := range ix.run.Stream {
+		if e.Event == "added" {
+			k := bullKey{e.Queue, e.JobID}
+			adds[k] = append(adds[k], e)
+		}
+	}
+	for _, n := range ix.run.Keys {
+		if n.Event == "new" && !reservedKey(n.JobID) {
+			k := bullKey{n.Queue, n.JobID}
+			news[k] = append(news[k], n)
+		}
+	}
+	var all []creation
+	for _, k := range unionKeys(adds, news) {
+		all = append(all, pairCreations(ix, k, adds[k], news[k])...)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].At.Before(all[j].At) })
+	for _, c := range all {
+		if c.Data == "" {
+			c.Data = cs.dataOf[bullKey{c.Queue, c.BullID}]
+		}
+		c.Jobs = matchJobs(ix, c.BullID, c.Data)
+		if len(c.Jobs) == 0 {
+			cs.unmatched = append(cs.unmatched, c)
+		}
+		for _, j := range c.Jobs {
+			cs.byJob[j] = append(cs.byJob[j], c)
+		}
+	}
+	for _, t := range ix.run.Takes {
+		data := t.DataJobID
+		if data == "" {
+			data = cs.dataOf[bullKey{t.Queue, t.JobID}]
+		}
+		for _, j := range matchJobs(ix, t.JobID, data) {
+			cs.takes[j] = append(cs.takes[j], t)
+		}
+	}
+	return cs
+}
+
+func unionKeys(adds map[bullKey][]history.StreamEntry, news map[bullKey][]history.KeyNote) []bullKey {
+	var keys []bullKey
+	for k := range adds {
+		keys = append(keys, k)
+	}
+	for k := range news {
+		if _, ok := adds[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].Queue != keys[j].Queue {
+			return keys[i].Queue < keys[j].Queue
+		}
+		return keys[i].ID < keys[j].ID
+	})
+	return keys
+}
+
+func pairCreations(ix *index, k bullKey, adds []history.StreamEntry, news []history.KeyNote) []creation {
+	sort.SliceStable(adds, func(i, j int) bool { return adds[i].At.Before(adds[j].At) })
+	sort.SliceStable(news, func(i, j int) bool { return news[i].At.Before(news[j].At) })
+	used := make([]bool, len(news))
+	var out []creation
+	for i := range adds {
+		c := creation{Queue: k.Queue, BullID: k.ID, At: adds[i].At, Stream: &adds[i]}
+		for j := range news {
+			if !used[j] && absDur(news[j].At.Sub(adds[i].At)) <= pairWindow {
+				used[j] = true
+				c.Key = &news[j]
+				c.Data = noteData(news[j])
+				if news[j].At.Before(c.At) {
+					c.At = news[j].At
+				}
+				break
+			}
+		}
+		out = append(out, c)
+	}
+	for j := range news {
+		if used[j] || (!strongNote(news[j]) && !ix.streamBlind(k.Queue)) {
+			continue
+		}
+		out = append(out, creation{Queue: k.Queue, BullID: k.ID, At: news[j].At, Key: &news[j], Data: noteData(news[j])})
+	}
+	return out
+}
+
+// reservedKey tells whether a name under a queue's prefix is one of BullMQ's
+// own keys rather than a job hash (an observer that does not filter them
+// would otherwise report each as a creation).
+func reservedKey(name string) bool {
+	switch name {
+	case "id", "wait", "paused", "meta", "events", "marker", "active", "completed", "failed",
+		"prioritized", "delayed", "pc", "stalled", "stalled-check", "limiter", "repeat", "metrics", "de", "waiting-children":
+		return true
+	}
+	return false
+}
+
+func strongNote(n history.KeyNote) bool { return n.Data != "" || n.DataJobID != "" }
+
+func noteData(n history.KeyNote) string {
+	if n.DataJobID != "" {
+		return n.DataJobID
+	}
+	return dataJobID(n.Data)
+}
+
+// dataJobID reads jobId out of a job's data JSON ("" when absent).
+func dataJobID(data string) string {
+	if data == "" {
+		return ""
+	}
+	var v struct {
+		JobID any `json:"jobId"`
+	}
+	if json.Unmarshal([]byte(data), &v) != nil || v.JobID == nil {
+		return ""
+	}
+	switch id := v.JobID.(type) {
+	case string:
+		return id
+	default:
+		b, _ := json.Marshal(id)
+		return string(b)
+	}
+}
+
+// dataSources maps BullMQ jobs to their data.jobId from every source that
+// read a job's data: keyspace notes, the final scan and consumer takes.
+func dataSources(run history.Run) map[bullKey]string {
+	m := map[bullKey]string{}
+	put := func(q, id, data string) {
+		if data != "" && m[bullKey{q, id}] == "" {
+			m[bullKey{q, id}] = data
+		}
+	}
+	for _, n := range run.Keys {
+		put(n.Queue, n.JobID, noteData(n))
+	}
+	for q, scan := range run.Final.Queues {
+		for id, h := range scan.Jobs {
+			put(q, id, hashData(h))
+		}
+	}
+	for _, t := range run.Takes {
+		put(t.Queue, t.JobID, t.DataJobID)
+	}
+	return m
+}
+
+func hashData(h history.JobHash) string {
+	if h.DataJobID != "" {
+		return h.DataJobID
+	}
+	return dataJobID(h.Data)
+}
+
+// matchJobs matches a BullMQ job to ai_jobs rows: by its data.jobId when
+// known, and by its BullMQ id. An all-digit BullMQ id is BullMQ's own
+// counter (the dispatcher gave no jobId) and is not matched by id when the
+// data names the job.
+func matchJobs(ix *index, bullID, data string) []string {
+	var out []string
+	if ix.knownJob(data) {
+		out = append(out, data)
+	}
+	if bullID != data && ix.knownJob(bullID) && (data == "" || !allDigits(bullID)) {
+		out = append(out, bullID)
+	}
+	return out
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func absDur(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
+
+// created tells whether any source saw a BullMQ job for an ai_jobs row: a
+// creation, a take, or the final scan.
+func (ix *index) created(job string) bool {
+	return len(ix.creations.byJob[job]) > 0 || len(ix.creations.takes[job]) > 0 || ix.finalOf[job] != nil
+}
+
+// creator is the instance that held a claim on an event of the job when the
+// creation happened ("" when none did).
+func (ix *index) creator(c creation) string {
+	var best *hold
+	for _, job := range c.Jobs {
+		for _, e := range ix.eventsByJob[job] {
+			for i, h := range ix.holds[e.ID] {
+				if h.Start.After(c.At.Add(ClockSlack)) {
+					continue
+				}
+				if h.End != nil && h.End.At.Before(c.At.Add(-ClockSlack)) {
+					continue
+				}
+				if best == nil || h.Start.After(best.Start) {
+					best = &ix.holds[e.ID][i]
+				}
+			}
+		}
+	}
+	if best == nil {
+		return ""
+	}
+	return best.Owner
+}

@@ -1,0 +1,47 @@
+// Package check holds the invariant checkers: pure functions from a recorded
+// history.Run to a three-valued Result (pass, fail, unknown). They read nothing
+// but the run, so a stored run folder can be checked again at any time. Each
+// invariant's exact definition is the doc comment of its checker, one file per
+// invariant (i1_duplicates.go ... i9_untouched.go).
+//
+// # Reading the history
+//
+// Outbox transitions are read per event in trigger sequence order and
+// classified into moves (moves.go):
+//
+//   - claim: pending -> processing, or processing -> processing with a new
+//     lock token (a takeover of an expired lease). A claim opens a "hold"
+//     under its token that lasts until the next move that ends it.
+//   - extend: processing -> processing with the same token (a heartbeat that
+//     moves locked_until).
+//   - failure (transient): processing -> pending with a non-empty last_error
+//     that differs from the previous one. Backoff must apply.
+//   - release: processing -> pending with last_error unchanged: lease
+//     recovery or a graceful release. No backoff is expected.
+//   - finalize: into published or failed from a live status.
+//   - rewrite: any later update of a row already published or failed.
+//
+// A creation of a BullMQ job is an "added" entry of a queue's events stream or
+// a "new" keyspace notification of a job hash (creations.go). The two sources
+// see the same creations, so they are paired per queue and BullMQ id before
+// they are counted; a creation is matched to an ai_jobs row by its BullMQ id
+// and by its data.jobId, because a dispatcher that forgets the jobId gets
+// numeric ids.
+//
+// # Clocks and slack
+//
+// Transition times, available_at and locked_until are on the database clock;
+// stream entries, key notes, takes, faults and process events are on the
+// harness clock. Both come from one machine. Comparisons within the database
+// clock allow DBSlack plus any MySQL latency fault in effect (a dispatcher may
+// compute a time in the application and write it over a slow link);
+// comparisons across the two clocks allow ClockSlack.
+//
+// # Gaps and verdicts
+//
+// A gap (history.Gap) in a source a checker depends on turns what would have
+// been a pass into unknown, with the reason. A violation proven by the data
+// that was seen stays a fail even with gaps: a duplicate seen is a duplicate.
+// Each checker reports at most MaxViolations counterexamples, each with at most
+// MaxSteps steps; its Reason says how many there were in all.
+package check

@@ -1,0 +1,90 @@
+package check
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+// CheckExclusive is I5, exclusive claims.
+//
+// Definition, over each event's outbox transitions in sequence order:
+//   - no takeover (a new lock token over a row still processing) while the
+//     previous claim's lease was unexpired: its locked_until, less DBSlack
+//     and any MySQL latency in effect, is after the takeover's time;
+//   - a write that ends a claim (finalize, failure, release) carries the
+//     claim's own token: one carrying a different non-empty token was
+//     written by another owner;
+//   - a row is never marked published while nobody holds it (from pending);
+//   - a row published or failed is never written again (any later update).
+//
+// Without lock tokens (a schema lacking the column) takeovers and foreign
+// writes cannot be seen; a gap in the triggers with nothing proven is
+// unknown.
+func CheckExclusive(run history.Run) Result {
+	ix := newIndex(run)
+	t := newTally("I5", "breach of claim exclusivity", "breaches of claim exclusivity")
+	claims := 0
+	for _, e := range ix.events {
+		claims += len(ix.holds[e.ID])
+		ix.checkTakeovers(t, e)
+		ix.checkWrites(t, e)
+	}
+	if g, ok := ix.triggersGap(); ok {
+		t.doubt("the MySQL triggers had a gap at %s: a conflicting write may have gone unseen", clock(g.At))
+	}
+	return t.result(count(claims, "claim", "claims") + ", none taken while another was unexpired, and no finalized row written again")
+}
+
+// checkTakeovers finds claims taken over before their lease ran out.
+func (ix *index) checkTakeovers(t *tally, e history.Event) {
+	for _, h := range ix.holds[e.ID] {
+		if h.End == nil || h.EndMove != moveTakeover || h.Until == nil {
+			continue
+		}
+		at := h.End.At
+		slack := DBSlack + mysqlDelay(ix.run, at)
+		if !h.Until.Add(-slack).After(at) {
+			continue
+		}
+		inst := appendUnique(appendUnique(nil, h.Owner), h.End.LockedBy)
+		summary := fmt.Sprintf("Event %d was claimed by %s at %s while %s still held it under a lease running until %s.",
+			e.ID, orSomeone(h.End.LockedBy), clock(at), orSomeone(h.Owner), clock(*h.Until))
+		ix.failClaim(t, e, at, inst, summary)
+	}
+}
+
+// checkWrites finds writes by a non-owner, publishes of unheld rows and
+// writes to finalized rows.
+func (ix *index) checkWrites(t *tally, e history.Event) {
+	var owner string
+	for _, tr := range ix.outbox[e.ID] {
+		m := classify(tr)
+		who := orSomeone(tr.LockedBy)
+		switch {
+		case m == moveRewrite:
+			ix.failClaim(t, e, tr.At, appendUnique(nil, tr.LockedBy), fmt.Sprintf("Event %d was written again after it was %s: %s -> %s by %s at %s.",
+				e.ID, tr.OldStatus, tr.OldStatus, tr.NewStatus, who, clock(tr.At)))
+		case m == moveFinalize && tr.OldStatus != history.StatusProcessing && tr.NewStatus == history.StatusPublished:
+			ix.failClaim(t, e, tr.At, appendUnique(nil, tr.LockedBy), fmt.Sprintf("Event %d was marked published by %s at %s while nobody held it (it was %s).",
+				e.ID, who, clock(tr.At), tr.OldStatus))
+		case (m == moveFinalize || m == moveFailure || m == moveRelease) && ownerChanged(tr):
+			ix.failClaim(t, e, tr.At, appendUnique(appendUnique(nil, tr.LockedBy), owner), fmt.Sprintf("Event %d was moved to %s by %s (token %s) at %s while the claim belonged to %s (token %s).",
+				e.ID, tr.NewStatus, who, short(tr.LockToken), clock(tr.At), orSomeone(owner), short(tr.OldLockToken)))
+		}
+		if m == moveClaim || m == moveTakeover {
+			owner = tr.LockedBy
+		}
+	}
+}
+
+// failClaim records a violation about event e's claims, with context from the
+// event's first transition to at (at least a lease long).
+func (ix *index) failClaim(t *tally, e history.Event, at time.Time, inst []string, summary string) {
+	from := at.Add(-ix.run.Meta.Tuning.Lease.D())
+	if ts := ix.outbox[e.ID]; len(ts) > 0 && ts[0].At.Before(from) {
+		from = ts[0].At
+	}
+	ix.failOn(t, e, at, from, inst, summary)
+}

@@ -1,0 +1,106 @@
+package check
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+// CheckBackoff is I6, backoff respected.
+//
+// Definition. For the n-th transient failure of an event (processing ->
+// pending with a new error; n counts that event's transient failures, so
+// claims lost to crashes do not raise the exponent), at database time At
+// with available_at A, and expected backoff B = min(base * 2^(n-1), max):
+//   - A - At >= B/2 - slack (a jitter may halve the backoff), and
+//   - A - At <= max + slack (when a maximum is configured), and
+//   - the event's next claim is not before A - slack,
+//
+// where slack is DBSlack plus any MySQL latency fault in effect. Lease
+// recoveries and releases (processing -> pending with the error unchanged)
+// are not failures and owe no backoff. Skipped (pass, with the reason) when
+// the tuning's max attempts or backoff base is zero: the adapter does not
+// honour them. A failure without a recorded available_at is unknown.
+func CheckBackoff(run history.Run) Result {
+	tn := run.Meta.Tuning
+	if tn.MaxAttempts == 0 || tn.BackoffBase == 0 {
+		return skipped("I6", "the adapter does not honour max attempts and backoff base (tuning is zero)")
+	}
+	ix := newIndex(run)
+	t := newTally("I6", "backoff breach", "backoff breaches")
+	failures := 0
+	for _, e := range ix.events {
+		failures += ix.checkBackoff(t, e)
+	}
+	if g, ok := ix.triggersGap(); ok {
+		t.doubt("the MySQL triggers had a gap at %s: a failure or an early claim may have gone unseen", clock(g.At))
+	}
+	if failures == 0 {
+		return t.result("no transient failures to check")
+	}
+	return t.result(count(failures, "transient failure", "transient failures") + "; all backed off within bounds and none claimed early")
+}
+
+// checkBackoff checks one event's failures and returns how many it had.
+func (ix *index) checkBackoff(t *tally, e history.Event) int {
+	tn := ix.run.Meta.Tuning
+	ts := ix.outbox[e.ID]
+	n := 0
+	for i, tr := range ts {
+		if classify(tr) != moveFailure {
+			continue
+		}
+		n++
+		if tr.AvailableAt == nil {
+			t.doubt("event %d's available_at was not recorded at its transient failure at %s", e.ID, clock(tr.At))
+			continue
+		}
+		want := expectedBackoff(tn, n)
+		slack := DBSlack + mysqlDelay(ix.run, tr.At)
+		got := tr.AvailableAt.Sub(tr.At)
+		who := appendUnique(nil, tr.LockedBy)
+		switch {
+		case got < want/2-slack:
+			ix.failClaim(t, e, tr.At, who, fmt.Sprintf("After transient failure %d of event %d at %s, %s made it available again after %s, less than half the expected backoff of %s.",
+				n, e.ID, clock(tr.At), orSomeone(tr.LockedBy), span(got), span(want)))
+		case tn.BackoffMax > 0 && got > tn.BackoffMax.D()+slack:
+			ix.failClaim(t, e, tr.At, who, fmt.Sprintf("After transient failure %d of event %d at %s, %s held it back for %s, more than the backoff maximum of %s.",
+				n, e.ID, clock(tr.At), orSomeone(tr.LockedBy), span(got), span(tn.BackoffMax.D())))
+		}
+		if next, ok := nextClaim(ts[i+1:]); ok && next.At.Before(tr.AvailableAt.Add(-slack)) {
+			ix.failClaim(t, e, next.At, appendUnique(who, next.LockedBy), fmt.Sprintf("Event %d was claimed by %s at %s, %s before its backoff ended at %s.",
+				e.ID, orSomeone(next.LockedBy), clock(next.At), span(tr.AvailableAt.Sub(next.At)), clock(*tr.AvailableAt)))
+		}
+	}
+	return n
+}
+
+// expectedBackoff is min(base * 2^(n-1), max); no maximum when max is zero.
+func expectedBackoff(tn history.Tuning, n int) time.Duration {
+	b := tn.BackoffBase.D()
+	capped := tn.BackoffMax.D()
+	for i := 1; i < n; i++ {
+		if capped > 0 && b >= capped {
+			break
+		}
+		if b > time.Duration(1<<62)/2 {
+			break
+		}
+		b *= 2
+	}
+	if capped > 0 && b > capped {
+		b = capped
+	}
+	return b
+}
+
+// nextClaim is the first claim or takeover among ts.
+func nextClaim(ts []history.Transition) (history.Transition, bool) {
+	for _, t := range ts {
+		if m := classify(t); m == moveClaim || m == moveTakeover {
+			return t, true
+		}
+	}
+	return history.Transition{}, false
+}

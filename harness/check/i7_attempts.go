@@ -1,0 +1,82 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+// CheckAttempts is I7, bounded attempts.
+//
+// Definition, with M the tuning's max attempts:
+//   - an event has at most M transient failures (processing -> pending with
+//     a new error);
+//   - after its M-th transient failure an event is never claimed again (it
+//     should have been failed);
+//   - a valid event (not poison) that ends failed does so at attempt M or
+//     later: its attempts (the final row's, or its number of claims if
+//     larger, since attempts count claims and a claim lost to a crash counts)
+//     reached M. Failing earlier treats a transient error as permanent.
+//
+// Skipped (pass, with the reason) when M is zero: the adapter does not
+// honour it. A gap in the triggers with nothing proven is unknown.
+func CheckAttempts(run history.Run) Result {
+	limit := run.Meta.Tuning.MaxAttempts
+	if limit == 0 {
+		return skipped("I7", "the adapter does not honour max attempts (tuning is zero)")
+	}
+	ix := newIndex(run)
+	t := newTally("I7", "event retried past or failed before the maximum attempts", "events retried past or failed before the maximum attempts")
+	for _, e := range ix.events {
+		ix.checkRetries(t, e, limit)
+		ix.checkFailedEarly(t, e, limit)
+	}
+	if g, ok := ix.triggersGap(); ok {
+		t.doubt("the MySQL triggers had a gap at %s: a retry may have gone unseen", clock(g.At))
+	}
+	return t.result(fmt.Sprintf("no event retried past %d attempts, and no valid event failed before them", limit))
+}
+
+// checkRetries finds an event retried after its M-th transient failure.
+func (ix *index) checkRetries(t *tally, e history.Event, limit int) {
+	ts := ix.outbox[e.ID]
+	n := 0
+	for i, tr := range ts {
+		if classify(tr) != moveFailure {
+			continue
+		}
+		n++
+		if n < limit {
+			continue
+		}
+		who := appendUnique(nil, tr.LockedBy)
+		if n > limit {
+			ix.failClaim(t, e, tr.At, who, fmt.Sprintf("Event %d was put back to pending for a retry %d times, more than the maximum of %d attempts (the last by %s at %s).",
+				e.ID, n, limit, orSomeone(tr.LockedBy), clock(tr.At)))
+			return
+		}
+		if next, ok := nextClaim(ts[i+1:]); ok {
+			ix.failClaim(t, e, next.At, appendUnique(who, next.LockedBy), fmt.Sprintf("Event %d was claimed again by %s at %s after %d transient failures, although the maximum is %d attempts: it should have been failed.",
+				e.ID, orSomeone(next.LockedBy), clock(next.At), n, limit))
+			return
+		}
+	}
+}
+
+// checkFailedEarly finds a valid event failed before it reached M attempts.
+func (ix *index) checkFailedEarly(t *tally, e history.Event, limit int) {
+	row, ok := ix.finalOutbox[e.ID]
+	if !ok || isPoison(e.Kind) || row.Status != history.StatusFailed {
+		return
+	}
+	attempts := row.Attempts
+	if n := len(ix.holds[e.ID]); n > attempts {
+		attempts = n
+	}
+	if attempts >= limit {
+		return
+	}
+	last := ix.lastTransition(e.ID)
+	ix.failClaim(t, e, last.At, appendUnique(nil, last.LockedBy), fmt.Sprintf("Valid event %d (job %s) was failed by %s at attempt %d, before the maximum of %d attempts: %s.",
+		e.ID, e.JobID, orSomeone(last.LockedBy), attempts, limit, quote(row.LastError)))
+}

@@ -1,0 +1,172 @@
+package check
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+// index is a run read once into the lookups every checker needs. It copies
+// what it sorts: checkers never change the run they are given.
+type index struct {
+	run         history.Run
+	events      []history.Event // by id
+	eventByID   map[int64]history.Event
+	eventsByJob map[string][]history.Event
+	outbox      map[int64][]history.Transition // by event, in sequence order
+	jobs        map[string][]history.Transition
+	finalOutbox map[int64]history.OutboxRow
+	finalJobs   map[string]history.JobRow
+	holds       map[int64][]hold
+	gaps        map[string][]history.Gap // by source
+	creations   creationSet
+	streamOf    map[string][]history.StreamEntry // by ai_jobs id
+	keysOf      map[string][]history.KeyNote
+	finalOf     map[string]*finalPresence
+}
+
+func newIndex(run history.Run) *index {
+	ix := &index{
+		run:         run,
+		eventByID:   map[int64]history.Event{},
+		eventsByJob: map[string][]history.Event{},
+		outbox:      map[int64][]history.Transition{},
+		jobs:        map[string][]history.Transition{},
+		finalOutbox: map[int64]history.OutboxRow{},
+		finalJobs:   map[string]history.JobRow{},
+		holds:       map[int64][]hold{},
+		gaps:        map[string][]history.Gap{},
+	}
+	ix.events = append([]history.Event(nil), run.Events...)
+	sort.SliceStable(ix.events, func(i, j int) bool { return ix.events[i].ID < ix.events[j].ID })
+	for _, e := range ix.events {
+		ix.eventByID[e.ID] = e
+		ix.eventsByJob[e.JobID] = append(ix.eventsByJob[e.JobID], e)
+	}
+	ix.indexTransitions()
+	for _, r := range run.Final.Outbox {
+		ix.finalOutbox[r.ID] = r
+	}
+	for _, r := range run.Final.Jobs {
+		ix.finalJobs[r.ID] = r
+	}
+	for _, g := range run.Gaps {
+		ix.gaps[g.Source] = append(ix.gaps[g.Source], g)
+	}
+	ix.creations = findCreations(ix)
+	ix.indexRedis()
+	return ix
+}
+
+func (ix *index) indexTransitions() {
+	ts := append([]history.Transition(nil), ix.run.Transitions...)
+	sort.SliceStable(ts, func(i, j int) bool {
+		if ts[i].Seq != ts[j].Seq {
+			return ts[i].Seq < ts[j].Seq
+		}
+		return ts[i].At.Before(ts[j].At)
+	})
+	for _, t := range ts {
+		switch t.Table {
+		case history.TableOutbox:
+			id, err := strconv.ParseInt(strings.TrimSpace(t.Row), 10, 64)
+			if err != nil {
+				continue
+			}
+			ix.outbox[id] = append(ix.outbox[id], t)
+		case history.TableJobs:
+			ix.jobs[t.Row] = append(ix.jobs[t.Row], t)
+		}
+	}
+	for id, list := range ix.outbox {
+		ix.holds[id] = holds(id, list)
+	}
+}
+
+// knownJob tells whether id names an ai_jobs row or an event's job.
+func (ix *index) knownJob(id string) bool {
+	if id == "" {
+		return false
+	}
+	if _, ok := ix.eventsByJob[id]; ok {
+		return true
+	}
+	if _, ok := ix.finalJobs[id]; ok {
+		return true
+	}
+	_, ok := ix.jobs[id]
+	return ok
+}
+
+// firstEvent returns the lowest-id event about a job (0 if none).
+func (ix *index) firstEvent(job string) int64 {
+	if es := ix.eventsByJob[job]; len(es) > 0 {
+		return es[0].ID
+	}
+	return 0
+}
+
+// jobStatus is a job row's final status ("" when the row does not exist).
+func (ix *index) jobStatus(job string) string { return ix.finalJobs[job].Status }
+
+// queuedOrLater tells whether a job status is queued or a worker's later state.
+func queuedOrLater(status string) bool { return status != "" && status != history.JobCreated }
+
+// triggersGap returns the first gap in the MySQL triggers, if any.
+func (ix *index) triggersGap() (history.Gap, bool) {
+	if gs := ix.gaps["triggers"]; len(gs) > 0 {
+		return gs[0], true
+	}
+	return history.Gap{}, false
+}
+
+// streamBlind tells whether queue q's events stream cannot be trusted to hold
+// every creation: a gap was recorded for it.
+func (ix *index) streamBlind(q string) bool { return len(ix.gaps["stream:"+q]) > 0 }
+
+// keyspaceBlind tells whether keyspace notifications may have missed a
+// creation: a gap was recorded for them.
+func (ix *index) keyspaceBlind() bool { return len(ix.gaps["keyspace"]) > 0 }
+
+// creationsBlind tells whether both creation sources may have missed a
+// creation in queue q.
+func (ix *index) creationsBlind(q string) bool { return ix.streamBlind(q) && ix.keyspaceBlind() }
+
+// anyCreationsBlind tells whether creationsBlind holds for some queue.
+func (ix *index) anyCreationsBlind() (string, bool) {
+	for _, q := range ix.queues() {
+		if ix.creationsBlind(q) {
+			return q, true
+		}
+	}
+	return "", false
+}
+
+// queues lists every queue the run names, sorted.
+func (ix *index) queues() []string {
+	seen := map[string]bool{}
+	for _, q := range ix.run.Meta.Queues {
+		seen[q] = true
+	}
+	for _, e := range ix.events {
+		if e.Queue != "" {
+			seen[e.Queue] = true
+		}
+	}
+	for q := range ix.run.Final.Queues {
+		seen[q] = true
+	}
+	for src := range ix.gaps {
+		if q, ok := strings.CutPrefix(src, "stream:"); ok {
+			seen[q] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for q := range seen {
+		out = append(out, q)
+	}
+	sort.Strings(out)
+	return out
+}

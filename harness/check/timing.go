@@ -1,0 +1,126 @@
+package check
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+// Slack allowed when comparing times.
+const (
+	// ClockSlack is allowed between the database clock and the harness clock.
+	ClockSlack = 250 * time.Millisecond
+	// DBSlack is allowed between two database-clock times (rounding, and a
+	// time computed in the application and written a moment later).
+	DBSlack = 50 * time.Millisecond
+)
+
+// drainNeeded is how long a drain must last after heal for every valid event
+// to be published by a correct dispatcher: a lease to run out, the longest
+// backoff, two polls, and two seconds of work.
+func drainNeeded(t history.Tuning) time.Duration {
+	return t.Lease.D() + t.BackoffMax.D() + 2*t.PollInterval.D() + 2*time.Second
+}
+
+// drainFrom is when the drain starts for an event: the heal, or the event's
+// production if it came later.
+func drainFrom(run history.Run, produced time.Time) time.Time {
+	from := run.Meta.Healed
+	if from.IsZero() {
+		from = run.Meta.Started
+	}
+	if produced.After(from) {
+		from = produced
+	}
+	return from
+}
+
+// drainAdequate tells whether the run's drain gave an event produced at the
+// given time enough time to reach its end state.
+func drainAdequate(run history.Run, produced time.Time) bool {
+	end := runEnd(run)
+	if end.IsZero() {
+		return false
+	}
+	return end.Sub(drainFrom(run, produced)) >= drainNeeded(run.Meta.Tuning)
+}
+
+// runEnd is the harness time the run ended: the drain's end, else the final
+// scan's time.
+func runEnd(run history.Run) time.Time {
+	if !run.Meta.Ended.IsZero() {
+		return run.Meta.Ended
+	}
+	return run.Final.At
+}
+
+// recoveryBound is how long after a lease ran out a correct dispatcher takes
+// the claim over: a poll interval plus max(1s, lease/2).
+func recoveryBound(t history.Tuning, lease time.Duration) time.Duration {
+	if t.Lease > 0 {
+		lease = t.Lease.D()
+	}
+	margin := lease / 2
+	if margin < time.Second {
+		margin = time.Second
+	}
+	return t.PollInterval.D() + margin
+}
+
+// isMySQLTarget tells whether a fault target is the MySQL server or one
+// instance's link to it ("mysql", "mysql/d2").
+func isMySQLTarget(target string) bool {
+	return target == "mysql" || strings.HasPrefix(target, "mysql/")
+}
+
+// overlaps tells whether fault f's window meets [from, to]. A fault with no
+// end is taken as lasting to the end of time.
+func overlaps(f history.Fault, from, to time.Time) bool {
+	if f.Start.After(to) {
+		return false
+	}
+	return f.End.IsZero() || !f.End.Before(from)
+}
+
+// mysqlDelay is the extra delay MySQL latency faults add around t: the sum of
+// the "latency" and "jitter" parameters (Go durations, or milliseconds) of
+// every fault on MySQL whose window contains t. A time a dispatcher computes in
+// the application reaches the database that much later.
+func mysqlDelay(run history.Run, t time.Time) time.Duration {
+	var d time.Duration
+	for _, f := range run.Faults {
+		if !isMySQLTarget(f.Target) || !overlaps(f, t.Add(-ClockSlack), t.Add(ClockSlack)) {
+			continue
+		}
+		d += paramDuration(f.Params["latency"]) + paramDuration(f.Params["jitter"])
+	}
+	return d
+}
+
+// paramDuration reads a fault parameter as a duration: Go syntax, or a plain
+// number of milliseconds. Anything else reads as zero.
+func paramDuration(s string) time.Duration {
+	if s == "" {
+		return 0
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return d
+	}
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		return time.Duration(n * float64(time.Millisecond))
+	}
+	return 0
+}
+
+// clock renders a time for a sentence or a step.
+func clock(t time.Time) string {
+	if t.IsZero() {
+		return "(no time)"
+	}
+	return t.UTC().Format("15:04:05.000")
+}
+
+// span renders a duration rounded to the millisecond.
+func span(d time.Duration) string { return d.Round(time.Millisecond).String() }
