@@ -1,0 +1,196 @@
+package observe
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/schema"
+)
+
+// queueSets are the lists and sorted sets the final scan reads per queue.
+var queueSets = []string{"wait", "paused", "active", "prioritized", "delayed", "completed", "failed"}
+
+// ScanFinal reads the end state: every queue's lists, sets and job hashes,
+// and every outbox and jobs row with canonical statuses.
+func ScanFinal(ctx context.Context, rdb *redis.Client, db *sql.DB, m schema.Mapping, prefix string, queues []string) (history.Final, error) {
+	f := history.Final{At: time.Now().UTC(), Queues: map[string]history.QueueScan{}}
+	if err := m.Validate(); err != nil {
+		return f, fmt.Errorf("final scan: %w", err)
+	}
+	for _, q := range queues {
+		scan, err := scanQueue(ctx, rdb, prefix+":"+q+":")
+		if err != nil {
+			return f, fmt.Errorf("final scan of queue %s: %w", q, err)
+		}
+		f.Queues[q] = scan
+	}
+	var err error
+	if f.Outbox, err = scanOutbox(ctx, db, m); err != nil {
+		return f, fmt.Errorf("final scan: %w", err)
+	}
+	if f.Jobs, err = scanJobs(ctx, db, m); err != nil {
+		return f, fmt.Errorf("final scan: %w", err)
+	}
+	return f, nil
+}
+
+// scanQueue reads one queue's sets (by their actual type) and job hashes.
+func scanQueue(ctx context.Context, rdb *redis.Client, base string) (history.QueueScan, error) {
+	scan := history.QueueScan{Lists: map[string][]string{}, Jobs: map[string]history.JobHash{}}
+	for _, name := range queueSets {
+		members, err := readMembers(ctx, rdb, base+name)
+		if err != nil {
+			return scan, err
+		}
+		scan.Lists[name] = members
+	}
+	keys, err := scanJobKeys(ctx, rdb, base)
+	if err != nil {
+		return scan, err
+	}
+	for _, key := range keys {
+		h, ok, err := readJobHash(ctx, rdb, key)
+		if err != nil {
+			return scan, err
+		}
+		if ok {
+			scan.Jobs[strings.TrimPrefix(key, base)] = h
+		}
+	}
+	return scan, nil
+}
+
+// readMembers returns a list's elements in order or a sorted set's members by
+// score; a missing key reads as empty.
+func readMembers(ctx context.Context, rdb *redis.Client, key string) ([]string, error) {
+	typ, err := rdb.Type(ctx, key).Result()
+	if err != nil {
+		return nil, fmt.Errorf("type of %s: %w", key, err)
+	}
+	var out []string
+	switch typ {
+	case "none":
+		return []string{}, nil
+	case "list":
+		out, err = rdb.LRange(ctx, key, 0, -1).Result()
+	case "zset":
+		out, err = rdb.ZRange(ctx, key, 0, -1).Result()
+	default:
+		return nil, fmt.Errorf("%s is a %s; BullMQ keeps it as a list or a sorted set", key, typ)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", key, err)
+	}
+	return out, nil
+}
+
+// scanJobKeys lists the job hash keys under base ("<prefix>:<q>:").
+func scanJobKeys(ctx context.Context, rdb *redis.Client, base string) ([]string, error) {
+	var keys []string
+	iter := rdb.Scan(ctx, 0, globEscape(base)+"*", 1000).Iterator()
+	for iter.Next(ctx) {
+		if _, ok := jobIDFromKey(base, iter.Val()); ok {
+			keys = append(keys, iter.Val())
+		}
+	}
+	if err := iter.Err(); err != nil {
+		return nil, fmt.Errorf("scan job keys %s*: %w", base, err)
+	}
+	return keys, nil
+}
+
+// readJobHash reads a job hash; ok is false when the key is gone or is not a
+// hash.
+func readJobHash(ctx context.Context, rdb *redis.Client, key string) (history.JobHash, bool, error) {
+	vals, err := rdb.HMGet(ctx, key, "name", "data", "opts", "timestamp").Result()
+	if err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE") {
+		return history.JobHash{}, false, nil
+	}
+	if err != nil {
+		return history.JobHash{}, false, fmt.Errorf("read job hash %s: %w", key, err)
+	}
+	if vals[0] == nil && vals[1] == nil && vals[2] == nil && vals[3] == nil {
+		return history.JobHash{}, false, nil
+	}
+	h := history.JobHash{Name: str(vals[0]), Data: str(vals[1]), Opts: str(vals[2]), Timestamp: str(vals[3])}
+	h.DataJobID = dataJobID(h.Data)
+	return h, true, nil
+}
+
+// colOr is the quoted column, or the fallback expression when the mapping has
+// no such column.
+func colOr(column, fallback string) string {
+	if column == "" {
+		return fallback
+	}
+	return ident(column)
+}
+
+func scanOutbox(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.OutboxRow, error) {
+	o := m.Outbox
+	q := fmt.Sprintf("SELECT %s, %s, %s, %s, %s, %s, %s, %s FROM %s ORDER BY %s",
+		ident(o.ID), ident(o.EventType), ident(o.AggregateID), ident(o.Status), "COALESCE("+colOr(o.Attempts, "0")+", 0)",
+		colOr(o.LastError, "NULL"), timeText(colOr(o.PublishedAt, "NULL")), timeText(colOr(o.CreatedAt, "NULL")),
+		ident(o.Table), ident(o.ID))
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("read outbox rows: %w", err)
+	}
+	defer rows.Close()
+	out := []history.OutboxRow{}
+	for rows.Next() {
+		var r history.OutboxRow
+		var status string
+		var lastErr, published, created sql.NullString
+		if err := rows.Scan(&r.ID, &r.Type, &r.JobID, &status, &r.Attempts, &lastErr, &published, &created); err != nil {
+			return nil, fmt.Errorf("read outbox rows: %w", err)
+		}
+		r.Status, r.LastError = canonical(m.OutboxStatus, status), lastErr.String
+		if r.PublishedAt, err = parseDBTime(published); err != nil {
+			return nil, fmt.Errorf("outbox row %d: published_at: %w", r.ID, err)
+		}
+		c, err := parseDBTime(created)
+		if err != nil {
+			return nil, fmt.Errorf("outbox row %d: created_at: %w", r.ID, err)
+		}
+		if c != nil {
+			r.Created = *c
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read outbox rows: %w", err)
+	}
+	return out, nil
+}
+
+func scanJobs(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.JobRow, error) {
+	j := m.Jobs
+	q := fmt.Sprintf("SELECT %s, %s, %s FROM %s ORDER BY %s",
+		ident(j.ID), ident(j.Queue), ident(j.Status), ident(j.Table), ident(j.ID))
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("read jobs rows: %w", err)
+	}
+	defer rows.Close()
+	out := []history.JobRow{}
+	for rows.Next() {
+		var r history.JobRow
+		var status string
+		if err := rows.Scan(&r.ID, &r.Queue, &status); err != nil {
+			return nil, fmt.Errorf("read jobs rows: %w", err)
+		}
+		r.Status = canonical(m.JobStatus, status)
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read jobs rows: %w", err)
+	}
+	return out, nil
+}

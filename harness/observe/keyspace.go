@@ -1,0 +1,188 @@
+package observe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+// keyspaceLoop receives keyspace notifications until stopped. A receive error
+// is a lost connection: one Gap per outage, then go-redis reconnects and
+// resubscribes on the next receive, and the subscription confirmation
+// re-enables notifications on the (possibly restarted) server.
+func (o *RedisObserver) keyspaceLoop(ctx context.Context, ps *redis.PubSub, stopping <-chan struct{}, done chan<- struct{}) {
+	defer o.wg.Done()
+	defer close(done)
+	down := false
+	for {
+		msg, err := ps.Receive(ctx)
+		if err != nil {
+			if closed(stopping) || ctx.Err() != nil {
+				return
+			}
+			if !down {
+				down = true
+				o.rec.AddGap(history.Gap{Source: SourceKeyspace, At: time.Now().UTC(),
+					Detail: fmt.Sprintf("pub/sub connection lost (%v): notifications until it is back are missing", err)})
+			}
+			if !sleepCtx(ctx, reconnectBackoff) {
+				return
+			}
+			continue
+		}
+		switch m := msg.(type) {
+		case *redis.Subscription:
+			if down {
+				down = false
+				o.reconfigure(ctx)
+			}
+		case *redis.Message:
+			o.onKeyEvent(ctx, m)
+		case *redis.Pong:
+			if m.Payload == flushToken {
+				return
+			}
+		}
+	}
+}
+
+// reconfigure sets notify-keyspace-events again after a reconnect; a restarted
+// Redis has forgotten it. It retries for a while and records a Gap if it
+// cannot.
+func (o *RedisObserver) reconfigure(ctx context.Context) {
+	var err error
+	for i := 0; i < 50; i++ {
+		if err = o.configure(ctx); err == nil {
+			return
+		}
+		if !sleepCtx(ctx, reconnectBackoff) {
+			return
+		}
+	}
+	o.rec.AddGap(history.Gap{Source: SourceKeyspace, At: time.Now().UTC(),
+		Detail: fmt.Sprintf("could not re-enable keyspace notifications after a reconnect: %v", err)})
+}
+
+// onKeyEvent records one notification about a key under a watched queue.
+func (o *RedisObserver) onKeyEvent(ctx context.Context, m *redis.Message) {
+	q, ok := o.byPattern[m.Pattern]
+	if !ok {
+		return
+	}
+	_, key, ok := strings.Cut(m.Channel, "__:")
+	if !ok {
+		return
+	}
+	if key == o.base(q)+"events" {
+		if isRemoval(m.Payload) {
+			o.streamDeleted(q)
+		}
+		return
+	}
+	id, ok := jobIDFromKey(o.base(q), key)
+	if !ok {
+		return
+	}
+	if note := o.classify(key, m.Payload); note != "" {
+		o.recordKey(ctx, q, id, key, note)
+	}
+}
+
+func isRemoval(event string) bool {
+	switch event {
+	case "del", "expired", "evicted", "rename_from", "move_from":
+		return true
+	}
+	return false
+}
+
+// classify turns a notification into the KeyNote event to record, or "".
+func (o *RedisObserver) classify(key, event string) string {
+	justCreated := o.created[key]
+	delete(o.created, key)
+	switch {
+	case isRemoval(event):
+		delete(o.known, key)
+		return "del"
+	case event == "new":
+		o.created[key] = true
+		return "new"
+	case !o.newEvents && !o.known[key] && isCreation(event):
+		o.known[key] = true
+		return "new"
+	case justCreated && isHashWrite(event):
+		return "" // the write that created the key, recorded as "new"
+	case event == "hset" || event == "hdel":
+		return event
+	}
+	return ""
+}
+
+func isHashWrite(event string) bool {
+	switch event {
+	case "hset", "hdel", "hincrby", "hincrbyfloat":
+		return true
+	}
+	return false
+}
+
+// isCreation reports whether event can bring a key into existence.
+func isCreation(event string) bool {
+	switch event {
+	case "hset", "hincrby", "hincrbyfloat", "rename_to", "copy_to", "restore", "move_to":
+		return true
+	}
+	return false
+}
+
+// recordKey reads the hash's data and opts and records the note. A key that
+// turns out not to be a hash is not a job and is skipped.
+func (o *RedisObserver) recordKey(ctx context.Context, q, id, key, event string) {
+	note := history.KeyNote{Queue: q, JobID: id, Event: event, At: time.Now().UTC()}
+	if event != "del" {
+		vals, err := o.rdb.HMGet(ctx, key, "data", "opts").Result()
+		switch {
+		case err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE"):
+			return
+		case err != nil && !errors.Is(err, context.Canceled):
+			o.rec.AddGap(history.Gap{Source: SourceKeyspace, At: note.At,
+				Detail: fmt.Sprintf("could not read job hash %s after %q: %v", key, event, err)})
+		case err == nil:
+			note.Data, note.Opts = str(vals[0]), str(vals[1])
+			note.DataJobID = dataJobID(note.Data)
+		}
+	}
+	o.rec.AddKey(note)
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// sleepCtx waits d or until ctx ends; it reports whether the full wait passed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,104 @@
+package observe
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/schema"
+)
+
+// UnmappedPrefix marks a status word the mapping does not know: it is kept as
+// UnmappedPrefix + word, so a checker sees it and names it.
+const UnmappedPrefix = "unmapped:"
+
+// dbTimeLayout is how times are read back (DATE_FORMAT with %f).
+const dbTimeLayout = "2006-01-02 15:04:05.000000"
+
+// timeText selects a DATETIME expression as fixed text, independent of the
+// driver's parseTime and loc settings.
+func timeText(expr string) string {
+	return "DATE_FORMAT(" + expr + ", '%Y-%m-%d %H:%i:%s.%f')"
+}
+
+// parseDBTime reads a timeText value as UTC; NULL reads as nil.
+func parseDBTime(s sql.NullString) (*time.Time, error) {
+	if !s.Valid {
+		return nil, nil
+	}
+	t, err := time.ParseInLocation(dbTimeLayout, s.String, time.UTC)
+	if err != nil {
+		return nil, fmt.Errorf("database time %q: %w", s.String, err)
+	}
+	return &t, nil
+}
+
+// canonical maps a status word through words; "" stays "", an unknown word is
+// marked with UnmappedPrefix.
+func canonical(words map[string]string, word string) string {
+	if word == "" {
+		return ""
+	}
+	if c, ok := words[word]; ok {
+		return c
+	}
+	return UnmappedPrefix + word
+}
+
+// ReadTransitions returns the recorded transitions with seq > afterSeq, in seq
+// order, with status words mapped to canonical ones. See the package doc for
+// what seq order means while writers are still running.
+func ReadTransitions(ctx context.Context, db *sql.DB, m schema.Mapping, afterSeq int64) ([]history.Transition, error) {
+	q := "SELECT `seq`, `tbl`, `row_id`, `op`, " + timeText("`at`") + ", `old_status`, `new_status`, `attempts`, " +
+		timeText("`available_at`") + ", `locked_by`, `lock_token`, " + timeText("`locked_until`") +
+		", `last_error`, `old_lock_token`, `old_last_error` FROM `" + HistoryTable + "` WHERE `seq` > ? ORDER BY `seq`"
+	rows, err := db.QueryContext(ctx, q, afterSeq)
+	if err != nil {
+		return nil, fmt.Errorf("read transitions: %w", err)
+	}
+	defer rows.Close()
+	var out []history.Transition
+	for rows.Next() {
+		t, err := scanTransition(rows, m)
+		if err != nil {
+			return nil, fmt.Errorf("read transitions: %w", err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read transitions: %w", err)
+	}
+	return out, nil
+}
+
+func scanTransition(rows *sql.Rows, m schema.Mapping) (history.Transition, error) {
+	var t history.Transition
+	var at, avail, until, oldSt, newSt, by, tok, lastErr, oldTok, oldErr sql.NullString
+	var attempts sql.NullInt64
+	if err := rows.Scan(&t.Seq, &t.Table, &t.Row, &t.Op, &at, &oldSt, &newSt, &attempts,
+		&avail, &by, &tok, &until, &lastErr, &oldTok, &oldErr); err != nil {
+		return t, err
+	}
+	words := m.OutboxStatus
+	if t.Table == history.TableJobs {
+		words = m.JobStatus
+	}
+	t.OldStatus, t.NewStatus = canonical(words, oldSt.String), canonical(words, newSt.String)
+	t.Attempts = int(attempts.Int64)
+	t.LockedBy, t.LockToken, t.LastError = by.String, tok.String, lastErr.String
+	t.OldLockToken, t.OldLastError = oldTok.String, oldErr.String
+	atp, err := parseDBTime(at)
+	if err != nil || atp == nil {
+		return t, fmt.Errorf("seq %d: at: %v", t.Seq, err)
+	}
+	t.At = *atp
+	if t.AvailableAt, err = parseDBTime(avail); err != nil {
+		return t, fmt.Errorf("seq %d: available_at: %w", t.Seq, err)
+	}
+	if t.LockedUntil, err = parseDBTime(until); err != nil {
+		return t, fmt.Errorf("seq %d: locked_until: %w", t.Seq, err)
+	}
+	return t, nil
+}

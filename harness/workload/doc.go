@@ -1,0 +1,61 @@
+// Package workload drives a run from the application's side: a Producer that
+// commits outbox events the way an application would, and a Consumer that
+// takes BullMQ jobs the way a worker would. Both record what they did in the
+// run's history (Events and Takes), and both speak the dispatcher's own schema
+// through a schema.Mapping, so a foreign schema works unchanged.
+//
+// # Producer
+//
+// Each event is one transaction holding the jobs row and the outbox row
+// (Produce), or a few large transactions of multi-row INSERTs (ProduceBatch,
+// for benchmarks and big runs; it ignores Rate). The outbox id must be
+// assigned by the database (AUTO_INCREMENT); the producer records the id the
+// database gave. The kind of each event is drawn from the seeded Rand with the
+// Mix's weights, so the same seed gives the same sequence of kinds, queues and
+// ids:
+//
+//	valid              jobs row (created) + outbox row, type ai.job.enqueue
+//	unknown-type       jobs row (created) + outbox row with an unknown type
+//	missing-job        outbox row only: aggregate_id names no jobs row
+//	queue-not-allowed  jobs row naming DeniedQueue
+//	illegal-job-id     jobs row whose id is all digits or contains ':'
+//	already-queued     jobs row already queued: the dispatcher must close the
+//	                   event as published without adding a job
+//
+// Legal ids read "j-<RunID>-<n>" (never all digits, never a ':'), so ids are
+// unique across runs that share a database. Illegal ids read
+// "j:<RunID>:<n>" or "<fnv32(RunID)><n as 10 digits>".
+//
+// # Consumer
+//
+// A simplified BullMQ worker with its own Lua. Each worker polls the queues in
+// turn with BLMOVE <prefix>:<q>:wait -> <prefix>:<q>:active (right end to left
+// end, 100 ms timeout), the way BullMQ workers take from the right end of the
+// wait list. The marker key is not used. Then, per job:
+//
+//  1. activate (Lua): if the job hash exists, set processedOn, write an
+//     "active" entry to the events stream, and return the hash's data. A hash
+//     that is gone (removed on complete after an earlier take of the same id)
+//     is NOT recreated: the take is recorded with empty data.
+//  2. record a history.Take (JobID, and DataJobID parsed from data.jobId).
+//  3. move the jobs row on, for the row named by data.jobId (or the BullMQ id
+//     when data has none): to the word for running, then to the word for
+//     succeeded, each only if the mapping has such a word. Each UPDATE is
+//     fenced on the row still being in an earlier state:
+//     running   WHERE status IN (created, queued words)
+//     succeeded WHERE status IN (created, queued, running words)
+//     A created row is moved on too: a worker may run a job before the
+//     dispatcher's finalize commits (the crash window), as a real worker
+//     would, and the contract tells dispatchers to treat a job past created
+//     as dispatched. A row in any later or unknown state is never touched.
+//  4. complete (Lua): LREM the id from active; with RemoveOnComplete DEL the
+//     job hash as BullMQ's removeOnComplete does; otherwise set finishedOn and
+//     ZADD the id to completed; write a "completed" entry to the events stream
+//     (trimmed to the meta hash's opts.maxLenEvents, default 10000). Nothing is
+//     added to completed for a job whose hash is gone.
+//
+// A job id pushed twice onto wait is taken, and recorded, twice: the I1
+// checker counts exactly that. Redis and MySQL errors are retried with a short
+// backoff (servers restart during scenarios); a job already taken is finished
+// even when Run's context ends, so it is not left in active.
+package workload

@@ -1,0 +1,78 @@
+package workload
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+// Event types the producer writes.
+const (
+	// EnqueueEventType is the only type a dispatcher dispatches.
+	EnqueueEventType = "ai.job.enqueue"
+	// UnknownEventType is what an unknown-type event carries.
+	UnknownEventType = "ai.job.unsupported"
+)
+
+// planned is one event before it is written.
+type planned struct {
+	kind      string
+	eventType string
+	jobID     string // aggregate_id, and the jobs row id when hasJob
+	queue     string // the jobs row's queue; empty when there is no row
+	hasJob    bool
+	jobStatus string // the dispatcher's word for the row's status
+	payload   string
+}
+
+// plan draws the next event from the seeded source. Every random choice is
+// made here, in a fixed order, so the same seed gives the same sequence.
+func (p *Producer) plan() planned {
+	p.seq++
+	n := p.seq
+	ev := planned{
+		kind:      p.cfg.Mix.draw(p.cfg.Rand),
+		eventType: EnqueueEventType,
+		jobID:     fmt.Sprintf("j-%s-%d", p.cfg.RunID, n),
+		hasJob:    true,
+		jobStatus: p.words.created,
+	}
+	ev.queue = p.cfg.Queues[p.cfg.Rand.IntN(len(p.cfg.Queues))]
+	switch ev.kind {
+	case history.KindUnknownType:
+		ev.eventType = UnknownEventType
+	case history.KindMissingJob:
+		ev.hasJob = false
+		ev.queue = ""
+	case history.KindQueueDenied:
+		ev.queue = p.cfg.DeniedQueue
+	case history.KindIllegalJobID:
+		ev.jobID = p.illegalID(n, p.cfg.Rand.IntN(2) == 0)
+	case history.KindAlreadyQueued:
+		ev.jobStatus = p.words.queued
+	}
+	ev.payload = jobPayload(ev.jobID)
+	return ev
+}
+
+// illegalID returns an id BullMQ refuses as a custom jobId: all digits, or
+// holding a ':'. Both stay unique per run id.
+func (p *Producer) illegalID(n int64, digits bool) string {
+	if !digits {
+		return fmt.Sprintf("j:%s:%d", p.cfg.RunID, n)
+	}
+	h := fnv.New32a()
+	h.Write([]byte(p.cfg.RunID))
+	return fmt.Sprintf("%d%010d", h.Sum32(), n)
+}
+
+func jobPayload(jobID string) string {
+	q, _ := json.Marshal(jobID) // a Go string always encodes
+	return `{"jobId":` + string(q) + `}`
+}
+
+func (ev planned) event(id int64) history.Event {
+	return history.Event{ID: id, Type: ev.eventType, JobID: ev.jobID, Queue: ev.queue, Kind: ev.kind}
+}

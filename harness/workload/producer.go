@@ -1,0 +1,209 @@
+package workload
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/schema"
+)
+
+// DefaultDeniedQueue is the queue poison events of kind queue-not-allowed name
+// when ProducerConfig.DeniedQueue is empty.
+const DefaultDeniedQueue = "ai-forbidden"
+
+// ProducerConfig configures a Producer.
+type ProducerConfig struct {
+	DB     *sql.DB
+	Schema schema.Mapping
+	// Queues is the dispatcher's allowlist; valid events name one of them.
+	Queues []string
+	// DeniedQueue is a queue outside the allowlist (default "ai-forbidden").
+	DeniedQueue string
+	// Rate is events per second for Produce; 0 means as fast as possible.
+	Rate float64
+	Mix  Mix
+	// Rand draws kinds and queues; seed it to replay a run.
+	Rand     *rand.Rand
+	Recorder *history.Recorder
+	// RunID makes job ids unique across runs: letters, digits, '_' and '-',
+	// at most 40 characters.
+	RunID string
+}
+
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`)
+
+// Validate checks the configuration and fills in defaults.
+func (c *ProducerConfig) Validate() error {
+	if c.DB == nil {
+		return fmt.Errorf("producer: DB is nil; pass an open *sql.DB for the dispatcher's database")
+	}
+	if err := c.Schema.Validate(); err != nil {
+		return fmt.Errorf("producer: %w", err)
+	}
+	if c.DeniedQueue == "" {
+		c.DeniedQueue = DefaultDeniedQueue
+	}
+	if err := validateQueues(c.Queues); err != nil {
+		return fmt.Errorf("producer: %w", err)
+	}
+	if slices.Contains(c.Queues, c.DeniedQueue) {
+		return fmt.Errorf("producer: DeniedQueue %q is in the allowlist Queues; pick a queue outside it", c.DeniedQueue)
+	}
+	if c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) {
+		return fmt.Errorf("producer: Rate %v: use events per second > 0, or 0 for as fast as possible", c.Rate)
+	}
+	if err := c.Mix.Validate(); err != nil {
+		return fmt.Errorf("producer: %w", err)
+	}
+	if c.Rand == nil {
+		return fmt.Errorf("producer: Rand is nil; pass rand.New(rand.NewPCG(seed, seed)) so the run can be replayed")
+	}
+	if c.Recorder == nil {
+		return fmt.Errorf("producer: Recorder is nil; pass the run's history.Recorder")
+	}
+	if !runIDPattern.MatchString(c.RunID) {
+		return fmt.Errorf("producer: RunID %q: use 1 to 40 letters, digits, '_' or '-'", c.RunID)
+	}
+	return nil
+}
+
+func validateQueues(queues []string) error {
+	if len(queues) == 0 {
+		return fmt.Errorf("Queues is empty; name at least one allowed queue")
+	}
+	for _, q := range queues {
+		if strings.TrimSpace(q) == "" || strings.Contains(q, ":") {
+			return fmt.Errorf("queue name %q: use a non-empty name without ':'", q)
+		}
+	}
+	return nil
+}
+
+// statusWords are the dispatcher's words for the statuses the producer writes.
+type statusWords struct{ pending, created, queued string }
+
+// Producer commits outbox events as an application would. It is not safe for
+// concurrent use: one goroutine drives it, as one seeded sequence.
+type Producer struct {
+	cfg   ProducerConfig
+	words statusWords
+	seq   int64
+}
+
+// NewProducer validates cfg and returns a producer.
+func NewProducer(cfg ProducerConfig) (*Producer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	var w statusWords
+	var err error
+	if w.pending, err = cfg.Schema.Word(history.StatusPending); err != nil {
+		return nil, fmt.Errorf("producer: %w", err)
+	}
+	if w.created, err = cfg.Schema.JobWord(history.JobCreated); err != nil {
+		return nil, fmt.Errorf("producer: %w", err)
+	}
+	if w.queued, err = cfg.Schema.JobWord(history.JobQueued); err != nil {
+		return nil, fmt.Errorf("producer: %w", err)
+	}
+	return &Producer{cfg: cfg, words: w}, nil
+}
+
+// Produce commits n events at the configured rate and mix, each in its own
+// transaction, and records each with the outbox id the database assigned.
+// Event i of the call commits no earlier than i/Rate seconds after the call.
+func (p *Producer) Produce(ctx context.Context, n int) error {
+	if n < 0 {
+		return fmt.Errorf("produce: n is %d; use 0 or more", n)
+	}
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		if err := p.pace(ctx, start, i); err != nil {
+			return fmt.Errorf("produce event %d of %d: %w", i+1, n, err)
+		}
+		ev := p.plan()
+		id, err := p.commitOne(ctx, ev)
+		if err != nil {
+			return fmt.Errorf("produce event %d of %d (job %s): %w", i+1, n, ev.jobID, err)
+		}
+		e := ev.event(id)
+		e.Produced = time.Now().UTC()
+		p.cfg.Recorder.AddEvent(e)
+	}
+	return nil
+}
+
+// pace waits until event i is due.
+func (p *Producer) pace(ctx context.Context, start time.Time, i int) error {
+	if p.cfg.Rate == 0 || i == 0 {
+		return ctx.Err()
+	}
+	due := start.Add(time.Duration(float64(i) / p.cfg.Rate * float64(time.Second)))
+	wait := time.Until(due)
+	if wait <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// commitOne writes one event in one transaction and returns its outbox id.
+func (p *Producer) commitOne(ctx context.Context, ev planned) (int64, error) {
+	tx, err := p.cfg.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }() // a no-op after Commit
+	if ev.hasJob {
+		if _, err := tx.ExecContext(ctx, p.jobsInsert(1), ev.jobID, ev.queue, ev.jobStatus); err != nil {
+			return 0, fmt.Errorf("insert jobs row: %w", err)
+		}
+	}
+	res, err := tx.ExecContext(ctx, p.outboxInsert(1), ev.eventType, ev.jobID, ev.payload, p.words.pending)
+	if err != nil {
+		return 0, fmt.Errorf("insert outbox row: %w", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil || id == 0 {
+		return 0, fmt.Errorf("outbox id: the database assigned none (is %s.%s AUTO_INCREMENT?): %v",
+			p.cfg.Schema.Outbox.Table, p.cfg.Schema.Outbox.ID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("commit: %w", err)
+	}
+	return id, nil
+}
+
+// jobsInsert is an INSERT of rows jobs rows (id, queue, status).
+func (p *Producer) jobsInsert(rows int) string {
+	j := p.cfg.Schema.Jobs
+	return fmt.Sprintf("INSERT INTO %s (%s, %s, %s) VALUES %s", ident(j.Table),
+		ident(j.ID), ident(j.Queue), ident(j.Status), repeatRows("("+placeholders(3)+")", rows))
+}
+
+// outboxInsert is an INSERT of rows outbox rows (event_type, aggregate_id,
+// payload, status); the database fills in the rest.
+func (p *Producer) outboxInsert(rows int) string {
+	o := p.cfg.Schema.Outbox
+	return fmt.Sprintf("INSERT INTO %s (%s, %s, %s, %s) VALUES %s", ident(o.Table),
+		ident(o.EventType), ident(o.AggregateID), ident(o.Payload), ident(o.Status),
+		repeatRows("("+placeholders(4)+")", rows))
+}
+
+func repeatRows(row string, n int) string {
+	return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+}
