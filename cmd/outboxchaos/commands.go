@@ -105,7 +105,9 @@ func runAll(ctx context.Context, f runFlags, list []runner.Scenario, summary boo
 	if err != nil {
 		return nil, err
 	}
-	e, err := env.Open(ctx, env.ConfigFromEnv())
+	cfg := env.ConfigFromEnv()
+	cfg.RedisPersistence = true // redis-restart must not lose acknowledged adds
+	e, err := env.Open(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -126,17 +128,22 @@ func runAll(ctx context.Context, f runFlags, list []runner.Scenario, summary boo
 		if err != nil {
 			return outs, err
 		}
+		outs = append(outs, o)
 		if o.Skipped != "" {
 			fmt.Fprintf(os.Stderr, "%s: skipped: %s\n", s.Name, o.Skipped)
+		} else {
+			res, err := reports.ReadResults(filepath.Join(dir, "results.json"))
+			if err != nil {
+				return outs, err
+			}
+			links = append(links, reports.RunLink{Path: s.Name, Results: res})
 		}
-		outs = append(outs, o)
-		links = append(links, reports.RunLink{Scenario: s.Name, Dir: s.Name, Verdict: o.Verdict, Seed: seed,
-			Duration: time.Since(start), Skipped: o.Skipped, Results: o.Results})
+		fmt.Fprintf(os.Stderr, "%s: %s in %s\n", s.Name, strings.ToUpper(string(o.Verdict)), time.Since(start).Round(100*time.Millisecond))
 		if ctx.Err() != nil {
 			return outs, ctx.Err()
 		}
 	}
-	if summary {
+	if summary && len(links) > 0 {
 		if err := reports.WriteSummary(f.out, links); err != nil {
 			return outs, err
 		}

@@ -135,6 +135,7 @@ func mariadbSpec(bin, dir string, opts MariaDBOptions) serverSpec {
 				"--socket=" + filepath.Join(dir, "mysqld.sock"),
 				"--port=" + strconv.Itoa(port),
 				"--bind-address=127.0.0.1",
+				"--default-time-zone=+00:00",
 				"--pid-file=" + filepath.Join(dir, "mysqld.pid"),
 				"--log-error=" + errLog,
 				"--tmpdir=" + dir,

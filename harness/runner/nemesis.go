@@ -103,25 +103,28 @@ func (n *Nemesis) CrashAt(ctx context.Context, slot, point string, nth int, dead
 	if !n.caps.CrashPoints {
 		return fmt.Errorf("crash at %s: the adapter exposes no crash points", point)
 	}
-	fp := supervisor.Failpoint{Name: point, Action: "crash", Trigger: fmt.Sprintf("nth:%d", nth)}
-	spec, err := supervisor.FailpointEnv(fp)
+	vars, err := supervisor.FailpointVars(n.rng.Int63(), supervisor.Crash(point).OnNth(nth))
 	if err != nil {
 		return fmt.Errorf("crash at %s: %w", point, err)
 	}
 	end := n.window("crash-point", slot, map[string]string{"point": point, "nth": fmt.Sprint(nth)})
 	defer end()
 	env := cloneEnv(n.slotEnv[slot])
-	env["OUTBOX_FAILPOINTS"] = spec
-	env["OUTBOX_FAILPOINT_SEED"] = fmt.Sprint(n.rng.Int63())
+	for k, v := range vars {
+		env[k] = v
+	}
 	if err := n.sup.Kill(slot); err != nil {
 		return fmt.Errorf("crash at %s: stop %s: %w", point, slot, err)
 	}
 	if err := n.start(ctx, slot, env); err != nil {
 		return err
 	}
-	crashed := n.waitCrash(ctx, slot, deadline)
-	if err := n.sup.Kill(slot); err != nil && crashed {
-		return fmt.Errorf("crash at %s: %w", point, err)
+	if !n.waitCrash(ctx, slot, deadline) {
+		// The point was not reached in time (say, no work left): stop the
+		// armed instance so the restart below runs clean.
+		if err := n.sup.Kill(slot); err != nil && n.alive(slot) {
+			return fmt.Errorf("crash at %s: stop armed %s: %w", point, slot, err)
+		}
 	}
 	return n.start(ctx, slot, n.slotEnv[slot])
 }
@@ -152,7 +155,9 @@ func (n *Nemesis) Network(ctx context.Context, dep, slot string, f faultproxy.Fa
 	}
 	target := dep
 	if slot != "" {
-		target = dep + "/" + slot
+		// The link belongs to the slot; the checkers know instances by the
+		// id they write into locked_by.
+		target = dep + "/" + n.sup.Instances()[slot]
 	}
 	end := n.window(string(f.Kind), target, faultParams(f, d))
 	defer end()
@@ -246,6 +251,15 @@ func (n *Nemesis) start(ctx context.Context, slot string, env map[string]string)
 		return fmt.Errorf("start %s: %w", slot, err)
 	}
 	return nil
+}
+
+func (n *Nemesis) alive(slot string) bool {
+	for _, s := range n.sup.Alive() {
+		if s == slot {
+			return true
+		}
+	}
+	return false
 }
 
 func cloneEnv(m map[string]string) map[string]string {

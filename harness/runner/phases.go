@@ -53,7 +53,7 @@ func (r *run) load(ctx context.Context) error {
 	s := r.o.Scenario
 	p, err := workload.NewProducer(workload.ProducerConfig{
 		DB: r.db, Schema: r.o.Adapter.Schema(), Queues: r.queues, Rate: s.Rate, Mix: s.Mix,
-		Rand: mrandFrom(r.rng), Recorder: r.rec, RunID: randomHex(3),
+		Rand: randFrom(r.rng), Recorder: r.rec, RunID: randomHex(3),
 	})
 	if err != nil {
 		return fmt.Errorf("producer: %w", err)
@@ -194,7 +194,7 @@ func (r *run) finish(ctx context.Context) ([]check.Result, error) {
 	if err := <-r.bgDone; err != nil && ctx.Err() == nil {
 		r.log("consumer: %v", err)
 	}
-	if err := r.obs.Stop(); err != nil {
+	if err := r.stopObserver(); err != nil {
 		return nil, fmt.Errorf("stop redis observer: %w", err)
 	}
 	m := r.o.Adapter.Schema()

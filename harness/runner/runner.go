@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	mrand "math/rand"
+	randv2 "math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,6 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/observe"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
-	"github.com/outboxchaos/outboxchaos/reports"
 )
 
 // Options is one run's input.
@@ -143,6 +143,7 @@ type run struct {
 	links   map[string]*faultproxy.Proxy
 	sup     *supervisor.Supervisor
 	obs     *observe.RedisObserver
+	obsDone bool
 	nem     *Nemesis
 	stopBg  context.CancelFunc
 	bgDone  chan error
@@ -254,7 +255,7 @@ func (r *run) startObservers(ctx context.Context) error {
 	if err := r.obs.Start(ctx); err != nil {
 		return fmt.Errorf("redis observer: %w", err)
 	}
-	r.closers = append(r.closers, r.obs.Stop)
+	r.closers = append(r.closers, r.stopObserver)
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	r.stopBg = cancel
 	r.bgDone = make(chan error, 1)
@@ -338,6 +339,18 @@ func progressLog(w io.Writer, name string) func(string, ...any) {
 	}
 }
 
-// mrandFrom derives an independent seeded source, so adding a draw in one
+// randFrom derives an independent seeded source, so adding a draw in one
 // component does not shift another's sequence.
-func mrandFrom(r *mrand.Rand) *mrand.Rand { return mrand.New(mrand.NewSource(r.Int63())) }
+func randFrom(r *mrand.Rand) *randv2.Rand {
+	return randv2.New(randv2.NewPCG(uint64(r.Int63()), uint64(r.Int63())))
+}
+
+// stopObserver stops the Redis observer once; finish stops it before the
+// final scan, cleanup stops it when a phase failed earlier.
+func (r *run) stopObserver() error {
+	if r.obsDone {
+		return nil
+	}
+	r.obsDone = true
+	return r.obs.Stop()
+}
