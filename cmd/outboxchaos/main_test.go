@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "outboxchaos")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, string(out))
+	return bin
+}
+
+func TestBadInputGetsAClearErrorAndExitCode3(t *testing.T) {
+	bin := buildCLI(t)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"run"}, "--scenario is required"},
+		{[]string{"run", "--scenario", "nope"}, `unknown scenario "nope"`},
+		{[]string{"run", "--scenario", "baseline", "--adapter", "nope"}, `adapter "nope"`},
+		{[]string{"chaos", "--shard", "3/2"}, "--shard \"3/2\""},
+		{[]string{"report"}, "give exactly one run folder"},
+		{[]string{"report", t.TempDir()}, "meta.json"},
+	}
+	for _, c := range cases {
+		cmd := exec.Command(bin, c.args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit, "%v", c.args)
+		require.Equal(t, 3, exit.ExitCode(), "%v", c.args)
+		require.Contains(t, stderr.String(), c.want, "%v", c.args)
+	}
+}
+
+func TestListPrintsEveryScenario(t *testing.T) {
+	out, err := exec.Command(buildCLI(t), "list").Output()
+	require.NoError(t, err)
+	for _, name := range []string{"baseline", "crash-window", "dedupe-horizon", "redis-restart"} {
+		require.Contains(t, string(out), name)
+	}
+}
+
+// An interrupted run leaves no process and no temporary directory behind:
+// the CLI runs with its own TMPDIR, gets SIGINT in the middle of the load,
+// and afterwards nothing on the machine mentions that directory.
+func TestInterruptedRunLeavesNothingBehind(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end runs are skipped with -short")
+	}
+	bin := buildCLI(t)
+	tmp := t.TempDir()
+	out := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(bin, "run", "--scenario", "crash-window", "--seed", "3", "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "OUTBOXCHAOS_ENV=local")
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	sc := bufio.NewScanner(stderr)
+	loading := false
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "load:") {
+			loading = true
+			break
+		}
+	}
+	require.True(t, loading, "the run never reached the load phase")
+	time.Sleep(300 * time.Millisecond) // let the schedule arm a crash point
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(90 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("the CLI did not exit within 90 s of SIGINT")
+	}
+	require.Eventually(t, func() bool { return len(processesMentioning(tmp, filepath.Dir(out))) == 0 }, 15*time.Second, 100*time.Millisecond,
+		"processes left behind: %v", processesMentioning(tmp, filepath.Dir(out)))
+	entries, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	var left []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "outboxchaos-") {
+			left = append(left, e.Name())
+		}
+	}
+	require.Empty(t, left, "temporary directories left in TMPDIR")
+}
+
+// processesMentioning lists the command lines of live processes that name
+// any of dirs (private servers name their data dirs; instances their binary).
+func processesMentioning(dirs ...string) []string {
+	var found []string
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		line := strings.ReplaceAll(string(b), "\x00", " ")
+		for _, d := range dirs {
+			if strings.Contains(line, d) {
+				found = append(found, line)
+			}
+		}
+	}
+	return found
+}

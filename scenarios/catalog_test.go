@@ -1,0 +1,64 @@
+package scenarios_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/runner"
+	"github.com/outboxchaos/outboxchaos/scenarios"
+)
+
+// The design's catalog, by name: a scenario missing here is missing in CI.
+var designCatalog = []string{
+	"baseline", "crash-window", "contention", "lease-expiry", "zombie", "redis-latency",
+	"redis-outage", "mysql-latency", "mysql-outage", "lost-reply-redis", "lost-reply-mysql-commit",
+	"poison", "graceful-shutdown", "dedupe-horizon", "redis-restart",
+}
+
+func TestCatalogIsCompleteAndValid(t *testing.T) {
+	seen := map[string]bool{}
+	for _, s := range scenarios.All() {
+		require.NoError(t, s.Validate())
+		require.False(t, seen[s.Name], "scenario %s defined twice", s.Name)
+		seen[s.Name] = true
+	}
+	for _, name := range designCatalog {
+		require.True(t, seen[name], "design.md's scenario %s is not in the catalog", name)
+	}
+}
+
+func TestGetUnknownScenarioListsNames(t *testing.T) {
+	_, err := scenarios.Get("crashwindow")
+	require.ErrorContains(t, err, `unknown scenario "crashwindow"`)
+	require.ErrorContains(t, err, "crash-window")
+}
+
+func TestScenarioValidationNamesTheProblem(t *testing.T) {
+	s, err := scenarios.Get("baseline")
+	require.NoError(t, err)
+	s.Instances = 0
+	require.ErrorContains(t, s.Validate(), "instances 0")
+	s, _ = scenarios.Get("baseline")
+	s.Tuning.BackoffMax = 1
+	require.ErrorContains(t, s.Validate(), "backoff max must be >= backoff base")
+}
+
+func TestSchedulesStopWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, s := range scenarios.All() {
+		if s.Schedule == nil {
+			continue
+		}
+		// A cancelled context must end a schedule at its first wait,
+		// without touching the (absent) nemesis beyond it.
+		switch s.Name {
+		case "zombie", "graceful-shutdown", "crash-window", "lease-expiry", "dedupe-horizon":
+			continue // their first step acts before waiting
+		}
+		err := s.Schedule(ctx, &runner.Nemesis{})
+		require.ErrorIs(t, err, context.Canceled, s.Name)
+	}
+}

@@ -1,0 +1,81 @@
+package scenarios_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	refadapter "github.com/outboxchaos/outboxchaos/adapters/reference"
+	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/env"
+	"github.com/outboxchaos/outboxchaos/harness/runner"
+	"github.com/outboxchaos/outboxchaos/scenarios"
+)
+
+// openLocal starts private servers for one test; they go at cleanup.
+func openLocal(t *testing.T) env.Env {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	e, err := env.Open(ctx, env.Config{Kind: env.KindLocal, RedisPersistence: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, e.Close()) })
+	return e
+}
+
+// runScenario runs s against adapter a and returns the outcome; the run
+// folder is kept under OUTBOXCHAOS_ARTIFACTS when set, for CI to collect.
+func runScenario(t *testing.T, e env.Env, s runner.Scenario, a runner.Options) runner.Outcome {
+	t.Helper()
+	out := t.TempDir()
+	if dir := os.Getenv("OUTBOXCHAOS_ARTIFACTS"); dir != "" {
+		out = filepath.Join(dir, t.Name())
+	}
+	a.Scenario, a.Env, a.Out, a.WorkDir = s, e, out, filepath.Join(t.TempDir(), "work")
+	if a.Seed == 0 {
+		a.Seed = 7
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	o, err := runner.Run(ctx, a)
+	require.NoError(t, err)
+	return o
+}
+
+func requireAllPass(t *testing.T, o runner.Outcome) {
+	t.Helper()
+	require.Empty(t, o.Skipped)
+	for _, r := range o.Results {
+		if r.Waived != "" {
+			continue
+		}
+		msg := r.Reason
+		if len(r.Violations) > 0 {
+			msg = r.Violations[0].Summary
+		}
+		require.Equal(t, check.Pass, r.Verdict, "%s %s: %s (run folder %s)", r.ID, r.Name, msg, o.Dir)
+	}
+	require.Equal(t, check.Pass, o.Verdict)
+}
+
+// The bar for the harness: the baseline and the seed's crash-window
+// test pass against the reference through the whole runner.
+func TestReferencePassesBaselineAndCrashWindow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end runs are skipped with -short")
+	}
+	e := openLocal(t)
+	for _, name := range []string{"baseline", "crash-window"} {
+		t.Run(name, func(t *testing.T) {
+			s, err := scenarios.Get(name)
+			require.NoError(t, err)
+			o := runScenario(t, e, s, runner.Options{Adapter: refadapter.New()})
+			requireAllPass(t, o)
+			require.Len(t, o.Results, 9)
+		})
+	}
+}
