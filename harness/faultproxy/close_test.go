@@ -1,0 +1,133 @@
+package faultproxy
+
+import (
+	"bufio"
+	"context"
+	"math/rand"
+	"net"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
+)
+
+// rawPing sends an inline PING on a raw connection and waits for PONG.
+func rawPing(t *testing.T, c net.Conn) {
+	t.Helper()
+	require.NoError(t, c.SetDeadline(time.Now().Add(20*time.Second)))
+	_, err := c.Write([]byte("PING\r\n"))
+	require.NoError(t, err)
+	line, err := bufio.NewReader(c).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "+PONG\r\n", line)
+}
+
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// requireClosedByPeer waits for the proxy to close c.
+func requireClosedByPeer(t *testing.T, c net.Conn) {
+	t.Helper()
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(20*time.Second)))
+	_, err := c.Read(make([]byte, 64))
+	require.Error(t, err)
+	require.False(t, isTimeout(err), "the connection should be closed, not silent: %v", err)
+}
+
+func TestCloseStopsEverythingAndLeaksNoGoroutine(t *testing.T) {
+	r := localtest.Redis(t)
+	base := runtime.NumGoroutine()
+	s := NewServer(rand.New(rand.NewSource(1)))
+	var addrs []string
+	var conns []net.Conn
+	link := func(name string) *Proxy {
+		p, err := s.Link(name, r.Addr())
+		require.NoError(t, err)
+		addrs = append(addrs, p.Addr())
+		return p
+	}
+	open := func(p *Proxy, ping bool) {
+		c := dial(t, p.Addr())
+		if ping {
+			rawPing(t, c)
+		} else { // its reply will be held by a blackhole
+			_, err := c.Write([]byte("PING\r\n"))
+			require.NoError(t, err)
+		}
+		conns = append(conns, c)
+	}
+
+	plain, slow, lossy := link("redis/plain"), link("redis/slow"), link("redis/lossy")
+	down := link("redis/down")
+	open(plain, true)
+	_, err := slow.Add(Fault{Kind: Latency, Latency: 5 * time.Millisecond})
+	require.NoError(t, err)
+	open(slow, true)
+	_, err = lossy.Add(Fault{Kind: LostReplyRedisAdd})
+	require.NoError(t, err)
+	open(lossy, true)
+	_, err = lossy.Add(Fault{Kind: Blackhole})
+	require.NoError(t, err)
+	open(lossy, false)
+	_, err = down.Add(Fault{Kind: Down})
+	require.NoError(t, err)
+
+	require.NoError(t, s.Close())
+	for _, c := range conns {
+		requireClosedByPeer(t, c)
+		require.NoError(t, c.Close())
+	}
+	for _, a := range addrs {
+		_, err := net.DialTimeout("tcp", a, 5*time.Second)
+		require.Error(t, err, "%s still accepts connections", a)
+	}
+	requireGoroutinesBackTo(t, base)
+}
+
+func requireGoroutinesBackTo(t *testing.T, base int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for runtime.NumGoroutine() > base {
+		if time.Now().After(deadline) {
+			_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 1)
+			t.Fatalf("%d goroutines after Close, %d before", runtime.NumGoroutine(), base)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestRemovingALostReplyFaultClosesOnlyTheConnectionsThatLostOne(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, direct := redisLink(t, newServer(t, 1))
+	sha, err := addScript.Load(ctx, direct).Result()
+	require.NoError(t, err)
+	other, lossy := dial(t, p.Addr()), dial(t, p.Addr())
+	rawPing(t, other)
+	rawPing(t, lossy)
+	id, err := p.Add(Fault{Kind: LostReplyRedisAdd})
+	require.NoError(t, err)
+
+	_, err = lossy.Write([]byte(respCmd("EVALSHA", sha, "1", "job:raw", "v")))
+	require.NoError(t, err)
+	require.NoError(t, lossy.SetReadDeadline(time.Now().Add(500*time.Millisecond)))
+	_, err = lossy.Read(make([]byte, 64))
+	require.True(t, isTimeout(err), "want no reply, got %v", err)
+	eventually(t, "the add ran", func() error { return direct.Get(ctx, "job:raw").Err() })
+
+	require.NoError(t, p.Remove(id))
+	requireClosedByPeer(t, lossy)
+	rawPing(t, other)
+	require.False(t, strings.Contains(strings.Join(p.Active(), ","), id))
+}

@@ -1,0 +1,132 @@
+// Package faultproxy puts an embedded, in-process toxiproxy
+// (github.com/Shopify/toxiproxy/v2 v2.5.0) in front of MySQL and Redis for
+// every dispatcher connection, and injects network faults on it.
+//
+// # Links
+//
+// A Server holds named links ("mysql/d1", "redis/d1", "redis"); Link starts
+// a toxiproxy proxy on a free 127.0.0.1 port in front of one upstream. The
+// proxy dials the upstream for each accepted client, so a server killed
+// and restarted behind a link is reached again by new connections; the
+// link's address never changes. The toxiproxy API server is never started.
+// Observers connect to the servers directly, never through a link.
+//
+// # Faults and the toxics they become
+//
+// Every toxic is added with toxicity 1: toxiproxy draws toxicity, latency
+// jitter and slicer variation from Go's global generator, which no seed
+// reproduces. Every random choice is therefore made in this package, from
+// the *rand.Rand given to NewServer: each Add draws one seed from it, which
+// feeds that fault's own generator.
+//
+//	kind                      toxics (direction: Fault.Direction, default downstream)
+//	latency                   "latency" {latency ms, jitter 0} when Jitter is 0;
+//	                          otherwise outboxchaos_latency_jitter: Latency + a
+//	                          seeded uniform draw in [-Jitter, +Jitter] per chunk
+//	blackhole                 "timeout" {timeout: Timeout ms}; 0 holds the data
+//	                          forever and nothing answers. Downstream, requests
+//	                          still reach the server; on an established connection
+//	                          that is a lost reply for every command. Removing it
+//	                          closes the connections it held (toxiproxy's cleanup).
+//	reset                     "reset_peer" {timeout: Timeout ms}: on the first data
+//	                          after the timeout the connection is closed (with RST
+//	                          on connections opened while the toxic was present)
+//	down                      no toxic: the toxiproxy proxy is stopped, so its
+//	                          listener is closed (new connections are refused) and
+//	                          open connections are closed. Removing the last down
+//	                          fault listens again on the same address (retried for
+//	                          2 s should another process hold the port meanwhile).
+//	bandwidth                 "bandwidth" {rate: Rate KB/s}
+//	slicer                    "slicer" {average_size, size_variation 0, delay µs}
+//	                          when Size is 0; otherwise outboxchaos_slicer, the
+//	                          same cut with seeded sizes in Average ± Size
+//	lost-reply-redis-add      outboxchaos_lost_reply_redis_drop (downstream), then
+//	                          outboxchaos_lost_reply_redis_watch (upstream)
+//	lost-reply-mysql-commit   outboxchaos_lost_reply_mysql_drop (downstream), then
+//	                          outboxchaos_lost_reply_mysql_watch (upstream)
+//
+// # Lost replies
+//
+// A plain downstream blackhole loses every reply, and on a new connection it
+// stops the client's handshake, so the command of interest is never sent. A
+// lost-reply fault instead lets exactly the chosen request reach the server
+// and drops its reply. toxiproxy runs a toxic per connection and per
+// direction and never tells a toxic which connection it serves, so the two
+// halves of a fault pair up through the data itself:
+//
+//  1. The watcher (upstream) parses the client's requests. On a matching
+//     request it asks the fault whether to fire (times left, probability
+//     drawn from the fault's seeded generator) and, if so, sends a marker
+//     request carrying a fresh token just before it, then the request itself
+//     and everything the client sends after it: requests are never lost.
+//  2. The dropper (downstream) parses the server's replies. When one is the
+//     marker's reply carrying a token its fault is waiting for, the
+//     connection is found: that reply and every later one are dropped.
+//
+// The marker is a request without effects (an ECHO, a SELECT of a literal)
+// that the server runs in order with the others. The client sees no answer
+// (its read times out); the request took effect.
+// Connections that lost a reply are closed when the fault is removed; all
+// others pass untouched, and bytes held for parsing are forwarded. The
+// dropper is added before the watcher, so it is on every connection the
+// watcher can fire on. Times (default 1) bounds the firings; after them
+// everything passes. A connection fires at most once.
+//
+// # Redis: RESP parsing (lost-reply-redis-add)
+//
+// A request is a RESP array ("*<n>\r\n") of bulk strings ("$<len>\r\n<bytes>
+// \r\n"); its command name is the first bulk string. A request not starting
+// with '*' is an inline command: one line, the name its first word. A job
+// add is EVALSHA or EVAL (a BullMQ-style add is one Lua script). The watcher
+// holds a command's first bytes only until its name is known (at most
+// 64 KiB), then:
+//   - EVALSHA/EVAL, alone or in a pipeline: the marker "ECHO <token>" goes
+//     right before it, so replies to earlier pipelined commands still reach
+//     the client; the rest of the pipeline reaches the server. The dropper
+//     judges the add's own reply: a NOSCRIPT error means the script never
+//     ran, so the error and later replies go through, the firing is given
+//     back and the watcher watches that connection again (go-redis then
+//     retries with EVAL); any other reply is lost with all that follow.
+//   - MULTI: the transaction is held up to its EXEC or DISCARD (at most
+//     16 MiB; a client quiet for 200 ms inside MULTI, i.e. one waiting for
+//     each reply, gets its transaction released unexamined). An EXEC whose
+//     transaction holds a job add fires with the marker before MULTI: the
+//     whole transaction runs, its replies are lost. A marker is never put
+//     inside a transaction (its queued reply would shift every later one).
+//
+// Replies are parsed as RESP2/RESP3 values (simple lines + - : , ( # _;
+// bulk $ ! =; aggregates * ~ > of n elements, % of 2n, attribute | of 2n
+// followed by the value it annotates). The marker's reply is a top-level
+// bulk string of the token's length; the dropper holds only such a reply,
+// and only until it is complete, so it never stalls other traffic.
+// Streamed RESP3 types, which Redis does not send, stop the parsing; the
+// connection then passes untouched.
+//
+// # MySQL: packet parsing (lost-reply-mysql-commit)
+//
+// Every packet is a 3-byte little-endian payload length, a 1-byte sequence
+// id, then the payload; a payload of 0xffffff bytes continues in the next
+// packet. A client command is a packet with sequence id 0; its first byte
+// is the command, 0x03 COM_QUERY followed by the SQL text. The watcher holds
+// each command packet of at most 4 KiB until it is complete and matches
+// COMMIT: the word COMMIT in any case, optionally followed by WORK, AND [NO]
+// CHAIN, [NO] RELEASE, with any whitespace, comments (/* */, "-- ", #) and
+// a trailing semicolon. On firing it sends the marker COM_QUERY
+// "SELECT '<token>' AS <token>" (sequence id 0) before the COMMIT; the
+// server runs both in order. The dropper spots the marker's result set, a
+// column-count packet (sequence id 1, payload 0x01; MariaDB adds a
+// metadata-follows byte) followed by a packet
+// that carries the token, and drops it and everything after, the COMMIT's
+// OK included. A handshake response (client sequence id 1) asking for TLS
+// or compression makes the stream unreadable, so such a connection passes
+// untouched. A client's protocol is request/response, so when COMMIT is
+// sent no earlier reply is still on its way.
+//
+// Both parsers assume they start at a request or reply boundary. A toxic
+// added to an open connection sees the chunks read after it was added; a
+// client idle between requests (the normal state of a pooled connection)
+// meets that assumption. A request the client was writing at that very
+// moment can be misread; for RESP an unreadable stream then passes
+// untouched, for MySQL a misread length may hide later commands from the
+// watcher on that one connection.
+package faultproxy

@@ -1,0 +1,155 @@
+package faultproxy
+
+import (
+	"database/sql"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
+)
+
+// addScript stands in for a job add: one script that writes a key.
+var addScript = redis.NewScript(`return redis.call('SET', KEYS[1], ARGV[1])`)
+
+const lostTimeout = time.Second
+
+func TestLostReplyRedisAddOnAnEstablishedConnection(t *testing.T) {
+	ctx := testCtx(t)
+	p, direct := redisLink(t, newServer(t, 1))
+	require.NoError(t, addScript.Load(ctx, direct).Err())
+	c := redisClient(t, p.Addr(), lostTimeout)
+	require.NoError(t, c.Ping(ctx).Err(), "the pooled connection is established before the fault")
+
+	id, err := p.Add(Fault{Kind: LostReplyRedisAdd})
+	require.NoError(t, err)
+	require.NoError(t, c.Set(ctx, "plain", "1", 0).Err(), "other commands pass")
+
+	err = addScript.EvalSha(ctx, c, []string{"job:1"}, "v1").Err()
+	require.True(t, isTimeout(err), "want a timeout, got %v", err)
+	require.Equal(t, "v1", direct.Get(ctx, "job:1").Val(), "the add ran")
+	fired, err := p.Fired(id)
+	require.NoError(t, err)
+	require.Equal(t, 1, fired)
+
+	require.NoError(t, addScript.EvalSha(ctx, c, []string{"job:2"}, "v2").Err(), "fired once, then passes")
+	require.NoError(t, p.Remove(id))
+	require.NoError(t, c.Ping(ctx).Err())
+}
+
+func TestLostReplyRedisAddInAPipelineLosesRepliesFromTheAddOn(t *testing.T) {
+	ctx := testCtx(t)
+	p, direct := redisLink(t, newServer(t, 1))
+	require.NoError(t, addScript.Load(ctx, direct).Err())
+	c := redisClient(t, p.Addr(), lostTimeout)
+	_, err := p.Add(Fault{Kind: LostReplyRedisAdd})
+	require.NoError(t, err)
+
+	pipe := c.Pipeline()
+	before := pipe.Set(ctx, "before", "1", 0)
+	addScript.EvalSha(ctx, pipe, []string{"job:p"}, "v")
+	pipe.Set(ctx, "after", "1", 0)
+	_, err = pipe.Exec(ctx)
+	require.True(t, isTimeout(err), "want a timeout, got %v", err)
+	require.Equal(t, "OK", before.Val(), "the reply before the add arrived")
+	require.Equal(t, "v", direct.Get(ctx, "job:p").Val())
+	require.Equal(t, "1", direct.Get(ctx, "before").Val())
+	require.Equal(t, "1", direct.Get(ctx, "after").Val(), "the whole pipeline reached the server")
+}
+
+func TestLostReplyRedisAddInATransaction(t *testing.T) {
+	ctx := testCtx(t)
+	p, direct := redisLink(t, newServer(t, 1))
+	require.NoError(t, addScript.Load(ctx, direct).Err())
+	c := redisClient(t, p.Addr(), lostTimeout)
+	require.NoError(t, c.Ping(ctx).Err())
+	_, err := p.Add(Fault{Kind: LostReplyRedisAdd})
+	require.NoError(t, err)
+
+	_, err = c.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+		pipe.Set(ctx, "tx-other", "1", 0)
+		addScript.EvalSha(ctx, pipe, []string{"job:tx"}, "v")
+		return nil
+	})
+	require.True(t, isTimeout(err), "want a timeout, got %v", err)
+	require.Equal(t, "v", direct.Get(ctx, "job:tx").Val(), "the transaction ran")
+	require.Equal(t, "1", direct.Get(ctx, "tx-other").Val())
+}
+
+func TestLostReplyRedisAddSkipsANOSCRIPTReply(t *testing.T) {
+	ctx := testCtx(t)
+	p, direct := redisLink(t, newServer(t, 1))
+	require.NoError(t, direct.ScriptFlush(ctx).Err())
+	c := redisClient(t, p.Addr(), lostTimeout)
+	id, err := p.Add(Fault{Kind: LostReplyRedisAdd})
+	require.NoError(t, err)
+
+	// Run sends EVALSHA, gets NOSCRIPT (which must come through), then EVAL.
+	err = addScript.Run(ctx, c, []string{"job:n"}, "v").Err()
+	require.True(t, isTimeout(err), "want a timeout on the EVAL, got %v", err)
+	require.Equal(t, "v", direct.Get(ctx, "job:n").Val())
+	fired, err := p.Fired(id)
+	require.NoError(t, err)
+	require.Equal(t, 1, fired)
+}
+
+// mysqlVia returns a pool of one connection to dsn's database through p.
+func mysqlVia(t *testing.T, p *Proxy, dsn string) *sql.DB {
+	t.Helper()
+	cfg, err := mysql.ParseDSN(dsn)
+	require.NoError(t, err)
+	cfg.Addr, cfg.ReadTimeout, cfg.Timeout = p.Addr(), 2*time.Second, 10*time.Second
+	db, err := sql.Open("mysql", cfg.FormatDSN())
+	require.NoError(t, err)
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func TestLostReplyMySQLCommit(t *testing.T) {
+	for _, established := range []bool{true, false} {
+		name := "fault added before the connection"
+		if established {
+			name = "established connection"
+		}
+		t.Run(name, func(t *testing.T) {
+			ctx := testCtx(t)
+			direct, dsn := localtest.MySQL(t)
+			_, err := direct.ExecContext(ctx, "CREATE TABLE t (id INT PRIMARY KEY)")
+			require.NoError(t, err)
+			cfg, err := mysql.ParseDSN(dsn)
+			require.NoError(t, err)
+			p, err := newServer(t, 1).Link("mysql", cfg.Addr)
+			require.NoError(t, err)
+			db := mysqlVia(t, p, dsn)
+			if established {
+				require.NoError(t, db.PingContext(ctx))
+			}
+
+			id, err := p.Add(Fault{Kind: LostReplyMySQLCommit})
+			require.NoError(t, err)
+			tx, err := db.BeginTx(ctx, nil)
+			require.NoError(t, err)
+			_, err = tx.ExecContext(ctx, "INSERT INTO t VALUES (1)")
+			require.NoError(t, err)
+			require.Error(t, tx.Commit(), "the COMMIT's reply is lost")
+
+			var n int
+			require.NoError(t, direct.QueryRowContext(ctx, "SELECT COUNT(*) FROM t WHERE id = 1").Scan(&n))
+			require.Equal(t, 1, n, "the transaction committed")
+			fired, err := p.Fired(id)
+			require.NoError(t, err)
+			require.Equal(t, 1, fired)
+
+			tx, err = db.BeginTx(ctx, nil)
+			require.NoError(t, err)
+			_, err = tx.ExecContext(ctx, "INSERT INTO t VALUES (2)")
+			require.NoError(t, err)
+			require.NoError(t, tx.Commit(), "fired once, then passes")
+			require.NoError(t, p.Heal())
+		})
+	}
+}

@@ -1,0 +1,98 @@
+package faultproxy
+
+import (
+	"github.com/Shopify/toxiproxy/v2/toxics"
+)
+
+// mysqlDropToxic is the downstream half of lost-reply-mysql-commit.
+type mysqlDropToxic struct {
+	Fault string `json:"fault"`
+}
+
+func (t *mysqlDropToxic) Pipe(stub *toxics.ToxicStub)    { runFilter(stub) }
+func (t *mysqlDropToxic) Cleanup(stub *toxics.ToxicStub) { cleanupFilter(stub) }
+func (t *mysqlDropToxic) NewState() interface{} {
+	if l := lookupLostReply(t.Fault); l != nil {
+		return &mysqlDrop{lr: l}
+	}
+	return passFilter{}
+}
+
+// mysqlDrop watches the server's packets for the marker query's result
+// set: a column-count packet (sequence id 1, payload 0x01, which MariaDB
+// follows with a metadata-follows byte) followed by a
+// packet carrying a pending token (the column definition, or the row when
+// metadata is skipped). From that result set on it drops everything: the
+// marker's rows and the COMMIT's OK. It holds only a column-count packet of
+// 1 and the packet after it, both of which the server is bound to finish.
+type mysqlDrop struct {
+	lr      *lostReply
+	sc      packetScanner
+	stage   int // 0: passing; 1: holding a column count; 2: holding the next packet
+	dead    bool
+	holding bool
+	held    []byte
+	out     []byte
+}
+
+func (d *mysqlDrop) process(data []byte) []byte {
+	d.out = nil
+	for d.sc.more(data) && !d.dead {
+		n, ev := d.sc.next(data)
+		if d.holding {
+			d.held = append(d.held, data[:n]...)
+		} else {
+			d.out = append(d.out, data[:n]...)
+		}
+		data = data[n:]
+		d.on(ev)
+	}
+	return d.out
+}
+
+func (d *mysqlDrop) release() {
+	d.out = append(d.out, d.held...)
+	d.held, d.holding, d.stage = nil, false, 0
+}
+
+func (d *mysqlDrop) on(ev packetEvent) {
+	switch {
+	case ev == pktStart && d.stage == 0:
+		if d.lr.hasPending() {
+			d.holding, d.stage = true, 1
+		}
+	case ev == pktHeader && d.stage == 1:
+		if d.sc.seq != 1 || d.sc.length < 1 || d.sc.length > 2 {
+			d.release()
+		}
+	case ev == pktHeader && d.stage == 2:
+		if d.sc.length > mysqlCaptureSize {
+			d.release()
+		}
+	case ev == pktEnd && d.stage == 1:
+		if d.sc.payload[0] == 0x01 {
+			d.stage = 2
+		} else {
+			d.release()
+		}
+	case ev == pktEnd && d.stage == 2:
+		if c := d.lr.claimIn(d.sc.payload); c != nil {
+			d.lr.settle(c, true)
+			d.held, d.holding, d.dead = nil, false, true
+			return
+		}
+		d.release()
+	}
+}
+
+func (d *mysqlDrop) signal() <-chan struct{} { return nil }
+func (d *mysqlDrop) wake() []byte            { return nil }
+
+func (d *mysqlDrop) flush() ([]byte, bool) {
+	if d.dead {
+		return nil, false
+	}
+	held := d.held
+	d.held, d.holding, d.stage = nil, false, 0
+	return held, true
+}

@@ -1,0 +1,231 @@
+package faultproxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+)
+
+// reenableFor bounds the retries to listen again on a link's port after a
+// down fault: another process may hold it for a moment.
+const reenableFor = 2 * time.Second
+
+// Proxy is one named link (e.g. "mysql/d1", "redis/d1") in front of one
+// upstream server. Its address never changes: servers restarted behind it
+// are reached again by new connections.
+type Proxy struct {
+	srv      *Server
+	name     string
+	upstream string
+	addr     string
+	tp       *toxiproxy.Proxy
+
+	mu     sync.Mutex
+	faults map[string]*installed
+	order  []string
+	down   int
+	closed bool
+}
+
+// installed is one active fault.
+type installed struct {
+	kind   Kind
+	toxics []string // toxiproxy names, in the order they were added
+	lost   *lostReply
+	key    string
+}
+
+// Addr is the proxy's listen address, "127.0.0.1:PORT".
+func (p *Proxy) Addr() string { return p.addr }
+
+// Name is the link's name.
+func (p *Proxy) Name() string { return p.name }
+
+// Upstream is the server address behind the proxy.
+func (p *Proxy) Upstream() string { return p.upstream }
+
+// Add starts a fault on the link and returns its id for Remove.
+func (p *Proxy) Add(f Fault) (string, error) {
+	if err := f.Validate(); err != nil {
+		return "", fmt.Errorf("link %s: %w", p.name, err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return "", fmt.Errorf("link %s: the fault proxy server is closed", p.name)
+	}
+	id, seed := p.srv.newID(), p.srv.seed()
+	inst := &installed{kind: f.Kind}
+	switch f.Kind {
+	case Down:
+		p.down++
+		if p.down == 1 {
+			p.tp.Stop()
+		}
+	case LostReplyRedisAdd, LostReplyMySQLCommit:
+		inst.lost = newLostReply(seed, f.times(), f.probability())
+		inst.key = registerLostReply(inst.lost)
+		if err := p.addToxics(inst, lostReplyToxics(id, f.Kind, inst.key)); err != nil {
+			unregisterLostReply(inst.key)
+			return "", err
+		}
+	default:
+		if err := p.addToxics(inst, plainToxics(id, f, seed)); err != nil {
+			return "", err
+		}
+	}
+	p.faults[id] = inst
+	p.order = append(p.order, id)
+	return id, nil
+}
+
+func (p *Proxy) addToxics(inst *installed, specs []toxicSpec) error {
+	for _, spec := range specs {
+		body, err := spec.json()
+		if err == nil {
+			_, err = p.tp.Toxics.AddToxicJson(bytes.NewReader(body))
+		}
+		if err != nil {
+			rollback := p.removeToxics(inst)
+			return errors.Join(fmt.Errorf("link %s: add toxic %s (%s): %w", p.name, spec.Name, spec.Type, err), rollback)
+		}
+		inst.toxics = append(inst.toxics, spec.Name)
+	}
+	return nil
+}
+
+// Remove ends one fault. Connections whose reply a lost-reply fault dropped
+// are closed; a down link listens again on the same address.
+func (p *Proxy) Remove(id string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	inst, ok := p.faults[id]
+	if !ok {
+		return fmt.Errorf("link %s: no active fault %q (active: %s)", p.name, id, p.activeLocked())
+	}
+	p.forget(id)
+	return p.removeLocked(inst)
+}
+
+// Heal removes every fault and makes sure the link accepts connections.
+func (p *Proxy) Heal() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.healLocked()
+}
+
+// Active lists the ids of the link's active faults, oldest first.
+func (p *Proxy) Active() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.order...)
+}
+
+// Fired says how many replies a lost-reply fault has dropped so far.
+func (p *Proxy) Fired(id string) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	inst, ok := p.faults[id]
+	if !ok {
+		return 0, fmt.Errorf("link %s: no active fault %q (active: %s)", p.name, id, p.activeLocked())
+	}
+	if inst.lost == nil {
+		return 0, fmt.Errorf("link %s: fault %s is %s, not a lost-reply fault", p.name, id, inst.kind)
+	}
+	return inst.lost.firedCount(), nil
+}
+
+func (p *Proxy) healLocked() error {
+	var errs []error
+	for i := len(p.order) - 1; i >= 0; i-- {
+		id := p.order[i]
+		errs = append(errs, p.removeLocked(p.faults[id]))
+		delete(p.faults, id)
+	}
+	p.order = nil
+	if p.down != 0 && !p.closed {
+		p.down = 0
+		errs = append(errs, p.enable())
+	}
+	return errors.Join(errs...)
+}
+
+func (p *Proxy) removeLocked(inst *installed) error {
+	err := p.removeToxics(inst)
+	if inst.key != "" {
+		unregisterLostReply(inst.key)
+	}
+	if inst.kind == Down {
+		p.down--
+		if p.down == 0 && !p.closed {
+			err = errors.Join(err, p.enable())
+		}
+	}
+	return err
+}
+
+// removeToxics removes a fault's toxics, the last added first (a lost-reply
+// watcher before its dropper).
+func (p *Proxy) removeToxics(inst *installed) error {
+	var errs []error
+	for i := len(inst.toxics) - 1; i >= 0; i-- {
+		if err := p.tp.Toxics.RemoveToxic(context.Background(), inst.toxics[i]); err != nil {
+			errs = append(errs, fmt.Errorf("link %s: remove toxic %s: %w", p.name, inst.toxics[i], err))
+		}
+	}
+	inst.toxics = nil
+	return errors.Join(errs...)
+}
+
+// enable listens again on the link's own address.
+func (p *Proxy) enable() error {
+	deadline := time.Now().Add(reenableFor)
+	for {
+		err := p.tp.Start()
+		if err == nil || errors.Is(err, toxiproxy.ErrProxyAlreadyStarted) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("link %s: listen again on %s after down: %w", p.name, p.addr, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (p *Proxy) close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	err := p.healLocked()
+	p.tp.Stop()
+	return err
+}
+
+func (p *Proxy) forget(id string) {
+	delete(p.faults, id)
+	for i, v := range p.order {
+		if v == id {
+			p.order = append(p.order[:i], p.order[i+1:]...)
+			return
+		}
+	}
+}
+
+func (p *Proxy) activeLocked() string {
+	if len(p.order) == 0 {
+		return "none"
+	}
+	ids := append([]string(nil), p.order...)
+	sort.Strings(ids)
+	return strings.Join(ids, ", ")
+}
