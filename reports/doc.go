@@ -1,0 +1,110 @@
+// Package reports turns a recorded run and its checkers' results into files a
+// person and a CI system read: index.html, results.json and junit.xml in the
+// run's folder (WriteRun), and, for one `make chaos` invocation, a summary
+// index.html and a combined junit.xml (WriteSummary).
+//
+// # index.html
+//
+// One self-contained file: inline CSS and inline SVG, no script, no font,
+// no image and no request of any kind (a Content-Security-Policy of
+// default-src 'none' says so to the browser). From the top:
+//
+//   - the verdict, big, and one sentence naming what failed or was unknown;
+//   - the command that reproduces the run (Meta.Command);
+//   - the invariants I1..I9 with pass, fail or unknown, waived ones marked
+//     with the scenario's reason;
+//   - for each violation: its Summary sentence, then a swimlane drawing and
+//     the checker's Steps as an ordered list. The swimlane has one lane per
+//     source (the workload's commit; each dispatcher instance with its claims,
+//     finalizes, expired leases and signals; the MySQL rows; Redis with its
+//     adds, duplicate adds and removals; the consumer's takes) and one column
+//     per thing that happened, in time order, labelled with the time since
+//     the event's commit. Columns are ordinal rather than proportional so a
+//     claim and an add a millisecond apart stay apart; fault windows that
+//     matter to the event (its dependencies, its instances and their links)
+//     are shaded between the columns their times fall between. A Redis add is
+//     connected to the instance that held the claim at that moment; Redis
+//     does not say who added a job, so that link is an inference and the
+//     page says so;
+//   - a timeline of the whole run: one lane per instance (alive, paused,
+//     signals) and per other fault target, every fault window shaded, the
+//     moment of heal marked;
+//   - backlog (outbox rows pending + processing, replayed from the
+//     transitions) and commit-to-published latency (event produced to its
+//     first transition to published; median and worst per interval) as line
+//     charts over the run, with the same fault shading;
+//   - the run's environment, versions, tuning, parameters, counts, faults
+//     and observer gaps.
+//
+// The page stays light whatever the run's size: charts fold the run into 400
+// intervals, and drawings, lists and tables are capped (see the max*
+// constants); what is left out is counted on the page and is always in
+// results.json and the history files. A 10,000-event run renders to well
+// under 2 MB.
+//
+// # Escaping and redaction
+//
+// Every string from a dispatcher, a row, Redis, a log or a scenario goes
+// through html/template (never template.HTML), encoding/xml or
+// encoding/json, so a last_error of <script>alert(1)</script> is text.
+// Before anything is written, Redact removes passwords from every string
+// that can hold a DSN or URL: the meta (command, parameters, versions,
+// environment, waivers), rows' last errors, process details, fault
+// parameters, gaps, and the checkers' summaries, reasons and steps. The
+// history files themselves (meta.json and the *.jsonl) are written by the
+// history package, not here.
+//
+// # results.json schema, version 1
+//
+// One JSON object; field names are stable within a schema version; a reader
+// refuses another version (ReadResults).
+//
+//	schema_version   int: 1
+//	run              the run's meta.json (history.Meta), redacted:
+//	  scenario, seed, params, adapter, environment, versions, command,
+//	  prefix, queues, tuning {poll_interval, batch_size, lease, max_attempts,
+//	  backoff_base, backoff_max, publish_timeout} (durations as Go text,
+//	  "2s"), waived {invariant id: reason}, started, healed, ended (RFC 3339
+//	  UTC), quiesced (drain reached quiet), consumer (a consumer ran),
+//	  remove_on_complete
+//	verdict          "pass" | "fail" | "unknown": check.Overall of the
+//	                 invariants (waived ones do not count); unknown when
+//	                 there is no result at all
+//	invariants       []check.Result, I1..I9 in order, redacted:
+//	  id, name, verdict, reason (one line: why unknown, or a summary),
+//	  waived (the scenario's reason, when it does not require this one),
+//	  violations []{event_id, job_id, instances, summary (one sentence),
+//	  steps []{at, source (mysql|redis|consumer|fault|process), text}}
+//	counts
+//	  events         outbox rows the run knows of (produced, or seen by the
+//	                 triggers or the final scan)
+//	  valid, poison  produced events by kind (already-queued counts as valid)
+//	  published      rows that ended published
+//	  failed         rows that ended failed
+//	  unfinished     rows that ended pending or processing (or unseen)
+//	  jobs_created   job creations seen in Redis: "added" stream entries, or
+//	                 new job keys when no stream entry was recorded
+//	  takes          jobs the consumer took
+//	  transitions    row transitions recorded by the triggers (both tables)
+//	  faults         fault windows
+//	  instances      dispatcher instances (each start of a process is one)
+//	  gaps           observer gaps
+//	latency          commit-to-published, over published events whose commit
+//	                 the workload recorded; milliseconds, rounded to the µs
+//	  samples, p50_ms, p99_ms (nearest rank), max_ms
+//	duration         ended - started, as Go text ("6.1s")
+//	faults           []history.Fault {id, kind, target, params, start, end},
+//	                 redacted; end is zero while never healed
+//	gaps             []history.Gap {source, at, detail}, redacted
+//
+// # junit.xml
+//
+// <testsuites> holds one <testsuite> per scenario run (named after the
+// scenario; with the seed when one summary holds the scenario twice), with
+// the seed, adapter, environment, verdict and command as properties, and one
+// <testcase name="I1 no duplicate job" classname="outboxchaos.<scenario>">
+// per invariant: a pass is empty; a fail holds <failure message="first
+// violation's summary" type="I1"> with every violation and its steps as
+// text; an unknown holds <skipped message="unknown: reason">; a waived one
+// holds <skipped message="waived: reason (verdict v)">.
+package reports

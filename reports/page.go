@@ -1,0 +1,297 @@
+package reports
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+var pageTemplates = template.Must(template.New("").ParseFS(templateFS, "templates/*.html"))
+
+// runPage is everything index.html shows. Every string in it comes from a
+// redacted run or from Results, and html/template escapes each one.
+type runPage struct {
+	Verdict       string
+	VerdictClass  string
+	Headline      string
+	Meta          history.Meta
+	Seed          string
+	Duration      string
+	Facts         []kv
+	Tuning        []kv
+	Params        []kv
+	Versions      []kv
+	Waived        []kv
+	Counts        Counts
+	Latency       Latency
+	Invariants    []invariantRow
+	Violated      []violatedInvariant
+	Timeline      timeline
+	Backlog       chart
+	LatencyChart  chart
+	Faults        []faultRow
+	FaultsOmitted int
+	Gaps          []history.Gap
+	GapsOmitted   int
+	Legend        legendBox
+	SchemaVersion int
+}
+
+type kv struct{ Key, Value string }
+
+type invariantRow struct {
+	ID, Name, Verdict, Class, Waived, Reason, Anchor string
+	Violations                                       int
+}
+
+type violatedInvariant struct {
+	ID, Name, Waived, Anchor string
+	Items                    []violationView
+	Omitted                  int
+}
+
+type violationView struct {
+	Anchor       string
+	Summary      string
+	Facts        []kv
+	Swimlane     *swimlane
+	Steps        []stepView
+	StepsOmitted int
+}
+
+type stepView struct{ Time, Source, Class, Text string }
+
+type faultRow struct {
+	ID                               int
+	Kind, Target, Start, End, Length string
+	Params                           string
+}
+
+// renderRun writes index.html for a redacted run and its results.
+func renderRun(w io.Writer, run history.Run, res Results) error {
+	if err := pageTemplates.ExecuteTemplate(w, "run.html", newRunPage(run, res)); err != nil {
+		return fmt.Errorf("render index.html: %w", err)
+	}
+	return nil
+}
+
+func newRunPage(run history.Run, res Results) runPage {
+	s := runSpan(run)
+	ix := indexRun(run)
+	p := runPage{
+		Verdict:       strings.ToUpper(string(res.Verdict)),
+		VerdictClass:  verdictClass(res.Verdict),
+		Headline:      headline(res),
+		Meta:          res.Run,
+		Seed:          strconv.FormatInt(res.Run.Seed, 10),
+		Duration:      shortDuration(res.Duration.D()),
+		Facts:         facts(res),
+		Tuning:        tuning(res.Run.Tuning),
+		Params:        pairs(res.Run.Params),
+		Versions:      pairs(res.Run.Versions),
+		Waived:        pairs(res.Run.Waived),
+		Counts:        res.Counts,
+		Latency:       res.Latency,
+		Invariants:    invariantRows(res.Invariants),
+		Timeline:      buildTimeline(run, s),
+		Backlog:       backlogChart(run, ix, s),
+		LatencyChart:  latencyChart(run, ix, s),
+		Legend:        legend(),
+		SchemaVersion: SchemaVersion,
+	}
+	p.Violated = violated(newLookup(run), res.Invariants)
+	p.Faults, p.FaultsOmitted = faultRows(run.Faults)
+	p.Gaps, p.GapsOmitted = capSlice(run.Gaps, maxGapRows)
+	return p
+}
+
+func verdictClass(v check.Verdict) string {
+	switch v {
+	case check.Pass:
+		return "pass"
+	case check.Fail:
+		return "fail"
+	default:
+		return "unknown"
+	}
+}
+
+// headline is the sentence under the verdict.
+func headline(res Results) string {
+	var failed, unknown []string
+	required, waived := 0, 0
+	for _, r := range res.Invariants {
+		if r.Waived != "" {
+			waived++
+			continue
+		}
+		required++
+		switch r.Verdict {
+		case check.Fail:
+			failed = append(failed, r.ID+" "+r.Name)
+		case check.Unknown:
+			unknown = append(unknown, r.ID+" "+r.Name)
+		}
+	}
+	w := ""
+	if waived > 0 {
+		w = fmt.Sprintf(" (%d waived by the scenario)", waived)
+	}
+	switch {
+	case required == 0 && waived == 0:
+		return "No checker result was recorded for this run."
+	case len(failed) > 0:
+		return fmt.Sprintf("%d of %d required invariants violated: %s.", len(failed), required, strings.Join(failed, ", "))
+	case len(unknown) > 0:
+		return fmt.Sprintf("No violation found, but %d of %d required invariants could not be decided: %s.", len(unknown), required, strings.Join(unknown, ", "))
+	default:
+		return fmt.Sprintf("All %d required invariants hold%s.", required, w)
+	}
+}
+
+func facts(res Results) []kv {
+	m := res.Run
+	yes := map[bool]string{true: "yes", false: "no"}
+	return []kv{
+		{"scenario", m.Scenario},
+		{"seed", strconv.FormatInt(m.Seed, 10)},
+		{"adapter", m.Adapter},
+		{"environment", m.Environment},
+		{"queues", strings.Join(m.Queues, ", ")},
+		{"BullMQ prefix", m.Prefix},
+		{"started", stamp(m.Started)},
+		{"healed", stamp(m.Healed)},
+		{"ended", stamp(m.Ended)},
+		{"duration", shortDuration(res.Duration.D())},
+		{"drained to quiet", yes[m.Quiesced]},
+		{"consumer ran", yes[m.Consumer]},
+		{"consumer removes completed jobs", yes[m.RemoveOnEnd]},
+	}
+}
+
+func tuning(t history.Tuning) []kv {
+	d := func(x history.Duration) string { return x.D().String() }
+	return []kv{
+		{"poll interval", d(t.PollInterval)},
+		{"batch size", strconv.Itoa(t.BatchSize)},
+		{"lease", d(t.Lease)},
+		{"max attempts", strconv.Itoa(t.MaxAttempts)},
+		{"backoff base", d(t.BackoffBase)},
+		{"backoff max", d(t.BackoffMax)},
+		{"publish timeout", d(t.PublishTimeout)},
+	}
+}
+
+func pairs(m map[string]string) []kv {
+	out := make([]kv, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		out = append(out, kv{k, m[k]})
+	}
+	return out
+}
+
+func invariantRows(rs []check.Result) []invariantRow {
+	out := make([]invariantRow, len(rs))
+	for i, r := range rs {
+		out[i] = invariantRow{
+			ID: r.ID, Name: r.Name, Verdict: strings.ToUpper(string(r.Verdict)), Class: verdictClass(r.Verdict),
+			Waived: r.Waived, Reason: r.Reason, Violations: len(r.Violations),
+		}
+		if len(r.Violations) > 0 {
+			out[i].Anchor = "#inv-" + strconv.Itoa(i)
+		}
+	}
+	return out
+}
+
+// violated explains every invariant with violations (waived ones included,
+// marked), drawing a swimlane for the first maxSwimlanes violations.
+func violated(l *lookup, rs []check.Result) []violatedInvariant {
+	var out []violatedInvariant
+	drawn := 0
+	for i, r := range rs {
+		if len(r.Violations) == 0 {
+			continue
+		}
+		vi := violatedInvariant{ID: r.ID, Name: r.Name, Waived: r.Waived, Anchor: "inv-" + strconv.Itoa(i)}
+		shown, omitted := capSlice(r.Violations, maxViolationsShow)
+		vi.Omitted = omitted
+		for j, v := range shown {
+			vv := newViolationView(v, vi.Anchor+"-"+strconv.Itoa(j))
+			if drawn < maxSwimlanes {
+				sl := l.swimlane(v)
+				vv.Swimlane = &sl
+				drawn++
+			} else {
+				vv.StepsOmitted += len(vv.Steps) // past the cap: the sentence only
+				vv.Steps = nil
+			}
+			vi.Items = append(vi.Items, vv)
+		}
+		out = append(out, vi)
+	}
+	return out
+}
+
+func newViolationView(v check.Violation, anchor string) violationView {
+	vv := violationView{Anchor: anchor, Summary: v.Summary}
+	if v.EventID != 0 {
+		vv.Facts = append(vv.Facts, kv{"event", strconv.FormatInt(v.EventID, 10)})
+	}
+	if v.JobID != "" {
+		vv.Facts = append(vv.Facts, kv{"job", v.JobID})
+	}
+	if len(v.Instances) > 0 {
+		vv.Facts = append(vv.Facts, kv{"instances", strings.Join(v.Instances, ", ")})
+	}
+	steps, omitted := capSlice(v.Steps, maxSteps)
+	vv.StepsOmitted = omitted
+	for _, s := range steps {
+		vv.Steps = append(vv.Steps, stepView{Time: clock(s.At), Source: s.Source, Class: "src-" + sourceClass(s.Source), Text: s.Text})
+	}
+	return vv
+}
+
+// sourceClass maps a step's source onto a CSS class; anything unknown is
+// "other" (the source text itself is shown, escaped).
+func sourceClass(s string) string {
+	switch s {
+	case "mysql", "redis", "consumer", "fault", "process", "workload":
+		return s
+	}
+	return "other"
+}
+
+func faultRows(fs []history.Fault) ([]faultRow, int) {
+	shown, omitted := capSlice(fs, maxFaultRows)
+	out := make([]faultRow, len(shown))
+	for i, f := range shown {
+		r := faultRow{ID: f.ID, Kind: f.Kind, Target: f.Target, Start: clock(f.Start), End: "never healed", Length: "—"}
+		if !f.End.IsZero() {
+			r.End, r.Length = clock(f.End), shortDuration(f.End.Sub(f.Start))
+		}
+		var ps []string
+		for _, k := range sortedKeys(f.Params) {
+			ps = append(ps, k+"="+f.Params[k])
+		}
+		r.Params = strings.Join(ps, " ")
+		out[i] = r
+	}
+	return out, omitted
+}
+
+func capSlice[T any](s []T, n int) ([]T, int) {
+	if len(s) <= n {
+		return s, 0
+	}
+	return s[:n], len(s) - n
+}

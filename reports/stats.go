@@ -1,0 +1,279 @@
+package reports
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+// runIndex holds the per-event facts the counts, charts and swimlanes share.
+// Outbox rows are keyed by the event id as text, as transitions name them.
+type runIndex struct {
+	events    map[string]history.Event
+	order     []string             // event ids in produce order
+	published map[string]time.Time // first transition to published
+	endStatus map[string]string
+	outbox    []history.Transition // outbox transitions in sequence order
+}
+
+func indexRun(run history.Run) runIndex {
+	ix := runIndex{
+		events:    make(map[string]history.Event, len(run.Events)),
+		published: make(map[string]time.Time),
+		endStatus: make(map[string]string),
+	}
+	for _, e := range run.Events {
+		id := strconv.FormatInt(e.ID, 10)
+		if _, dup := ix.events[id]; !dup {
+			ix.order = append(ix.order, id)
+		}
+		ix.events[id] = e
+	}
+	trans := append([]history.Transition(nil), run.Transitions...)
+	sort.SliceStable(trans, func(i, j int) bool { return trans[i].Seq < trans[j].Seq })
+	for _, t := range trans {
+		if t.Table != history.TableOutbox {
+			continue
+		}
+		ix.outbox = append(ix.outbox, t)
+		if t.Op == "delete" {
+			delete(ix.endStatus, t.Row)
+			continue
+		}
+		ix.endStatus[t.Row] = t.NewStatus
+		if _, seen := ix.published[t.Row]; !seen && t.NewStatus == history.StatusPublished {
+			ix.published[t.Row] = t.At
+		}
+	}
+	for _, row := range run.Final.Outbox {
+		id := strconv.FormatInt(row.ID, 10)
+		ix.endStatus[id] = row.Status
+		if _, seen := ix.published[id]; !seen && row.PublishedAt != nil {
+			ix.published[id] = *row.PublishedAt
+		}
+	}
+	return ix
+}
+
+// rows returns every outbox row id the run knows of: produced events first,
+// then rows only the triggers or the final scan saw.
+func (ix runIndex) rows() []string {
+	ids := append([]string(nil), ix.order...)
+	extra := make([]string, 0)
+	for id := range ix.endStatus {
+		if _, ok := ix.events[id]; !ok {
+			extra = append(extra, id)
+		}
+	}
+	sort.Strings(extra)
+	return append(ids, extra...)
+}
+
+// latencySample is one event's commit-to-published latency.
+type latencySample struct {
+	at time.Time // when it was published
+	d  time.Duration
+}
+
+// latencies returns the commit-to-published latency of every published event
+// whose commit the workload recorded, in publish order.
+func (ix runIndex) latencies() []latencySample {
+	out := make([]latencySample, 0, len(ix.published))
+	for _, id := range ix.order {
+		at, ok := ix.published[id]
+		if !ok {
+			continue
+		}
+		d := at.Sub(ix.events[id].Produced)
+		if d < 0 {
+			d = 0 // database and harness clocks differ by a hair
+		}
+		out = append(out, latencySample{at: at, d: d})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].at.Before(out[j].at) })
+	return out
+}
+
+func summarizeLatency(samples []latencySample) Latency {
+	if len(samples) == 0 {
+		return Latency{}
+	}
+	ds := make([]time.Duration, len(samples))
+	for i, s := range samples {
+		ds[i] = s.d
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return Latency{
+		Samples: len(ds),
+		P50Ms:   millis(percentile(ds, 50)),
+		P99Ms:   millis(percentile(ds, 99)),
+		MaxMs:   millis(ds[len(ds)-1]),
+	}
+}
+
+// percentile is the nearest-rank percentile of sorted values.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
+	if rank < 1 {
+		rank = 1
+	}
+	return sorted[rank-1]
+}
+
+// millis converts to milliseconds rounded to the microsecond.
+func millis(d time.Duration) float64 {
+	return math.Round(float64(d)/float64(time.Microsecond)) / 1000
+}
+
+func countRun(run history.Run, ix runIndex) Counts {
+	c := Counts{
+		Events:      len(ix.rows()),
+		Takes:       len(run.Takes),
+		Transitions: len(run.Transitions),
+		Faults:      len(run.Faults),
+		Gaps:        len(run.Gaps),
+		Instances:   len(instances(run)),
+		JobsCreated: jobsCreated(run),
+	}
+	for _, e := range ix.events {
+		if e.Kind == "" || e.Kind == history.KindValid || e.Kind == history.KindAlreadyQueued {
+			c.Valid++
+		} else {
+			c.Poison++
+		}
+	}
+	for _, id := range ix.rows() {
+		switch ix.endStatus[id] {
+		case history.StatusPublished:
+			c.Published++
+		case history.StatusFailed:
+			c.Failed++
+		default:
+			c.Unfinished++
+		}
+	}
+	return c
+}
+
+// jobsCreated counts job creations Redis showed: "added" entries of the
+// events streams, or new job keys when no stream was recorded.
+func jobsCreated(run history.Run) int {
+	n := 0
+	for _, s := range run.Stream {
+		if s.Event == "added" {
+			n++
+		}
+	}
+	if n > 0 || len(run.Stream) > 0 {
+		return n
+	}
+	for _, k := range run.Keys {
+		if k.Event == "new" {
+			n++
+		}
+	}
+	return n
+}
+
+// instances returns every dispatcher instance id the run saw, in order.
+func instances(run history.Run) []string {
+	seen := make(map[string]bool)
+	var out []string
+	add := func(id string) {
+		if id != "" && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	for _, p := range run.Processes {
+		add(p.Instance)
+	}
+	if len(out) == 0 {
+		for _, t := range run.Transitions {
+			add(t.LockedBy)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// runSpan is the run's time range: the meta's start and end, or the range of
+// everything recorded when the meta lacks them.
+func runSpan(run history.Run) span {
+	s := span{start: run.Meta.Started, end: run.Meta.Ended}
+	if !s.start.IsZero() && !s.end.IsZero() && s.end.After(s.start) {
+		return s
+	}
+	var lo, hi time.Time
+	see := func(t time.Time) {
+		if t.IsZero() {
+			return
+		}
+		if lo.IsZero() || t.Before(lo) {
+			lo = t
+		}
+		if t.After(hi) {
+			hi = t
+		}
+	}
+	for _, e := range run.Events {
+		see(e.Produced)
+	}
+	for _, t := range run.Transitions {
+		see(t.At)
+	}
+	for _, p := range run.Processes {
+		see(p.At)
+	}
+	for _, f := range run.Faults {
+		see(f.Start)
+		see(f.End)
+	}
+	see(run.Final.At)
+	if s.start.IsZero() || (!lo.IsZero() && lo.Before(s.start)) {
+		s.start = lo
+	}
+	if s.end.IsZero() || hi.After(s.end) {
+		s.end = hi
+	}
+	return s
+}
+
+// backlogPoint is the number of outbox rows pending or processing right
+// after a transition.
+type backlogPoint struct {
+	at                  time.Time
+	pending, processing int
+}
+
+// backlog replays the outbox transitions and returns the backlog after each.
+func (ix runIndex) backlog() []backlogPoint {
+	status := make(map[string]string)
+	var pending, processing int
+	move := func(s string, d int) {
+		switch s {
+		case history.StatusPending:
+			pending += d
+		case history.StatusProcessing:
+			processing += d
+		}
+	}
+	out := make([]backlogPoint, 0, len(ix.outbox))
+	for _, t := range ix.outbox {
+		move(status[t.Row], -1)
+		if t.Op == "delete" {
+			delete(status, t.Row)
+		} else {
+			status[t.Row] = t.NewStatus
+			move(t.NewStatus, +1)
+		}
+		out = append(out, backlogPoint{at: t.At, pending: pending, processing: processing})
+	}
+	return out
+}

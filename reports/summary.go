@@ -1,0 +1,172 @@
+package reports
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/outboxchaos/outboxchaos/harness/check"
+)
+
+// RunLink is one run of a `make chaos` invocation, for the summary page.
+type RunLink struct {
+	// Path is the run's folder relative to the summary's folder, with '/'
+	// separators ("crash-window"); the page links Path/index.html.
+	Path string
+	// Results are the run's results, as Build returned them (or as
+	// ReadResults read them back from Path/results.json).
+	Results Results
+}
+
+func (l RunLink) validate(i int) error {
+	p := l.Path
+	switch {
+	case p == "":
+		return fmt.Errorf("run %d: empty Path: give the run folder relative to the summary folder", i+1)
+	case path.IsAbs(p) || filepath.IsAbs(p):
+		return fmt.Errorf("run %d: Path %q is absolute: give it relative to the summary folder", i+1, p)
+	case strings.Contains(p, "\\"):
+		return fmt.Errorf("run %d: Path %q uses '\\': use '/' separators", i+1, p)
+	case strings.ContainsAny(p, ":?#"):
+		return fmt.Errorf("run %d: Path %q is not a plain relative folder (no ':', '?' or '#')", i+1, p)
+	}
+	return nil
+}
+
+// WriteSummary writes dir/index.html, a page linking every run of one
+// invocation (scenario, verdict, seed, duration), and dir/junit.xml, one
+// testsuite per run, for CI.
+func WriteSummary(dir string, runs []RunLink) error {
+	if len(runs) == 0 {
+		return errors.New("write summary: no runs: give at least one RunLink")
+	}
+	for i, l := range runs {
+		if err := l.validate(i); err != nil {
+			return fmt.Errorf("write summary: %w", err)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write summary: %w", err)
+	}
+	all := make([]Results, len(runs))
+	for i, l := range runs {
+		all[i] = redactResultsCopy(l.Results)
+	}
+	if err := writeFile(filepath.Join(dir, FileJUnit), func(w io.Writer) error { return writeJUnit(w, all) }); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, FileHTML), func(w io.Writer) error { return renderSummary(w, runs, all) })
+}
+
+// redactResultsCopy redacts results that may not have come from Build.
+func redactResultsCopy(r Results) Results {
+	r.Run = redactMeta(r.Run)
+	r.Invariants = redactResults(r.Invariants)
+	r.Faults = redactFaults(r.Faults)
+	r.Gaps = redactGaps(r.Gaps)
+	return r
+}
+
+type summaryPage struct {
+	Verdict      string
+	VerdictClass string
+	Headline     string
+	Rows         []summaryRow
+	IDs          []string
+}
+
+type summaryRow struct {
+	Href, Scenario, Seed, Verdict, Class, Duration, Adapter, Command string
+	Cells                                                            []summaryCell
+	Why                                                              []string // each failed invariant's first violation
+	Events, Published, Failed, Faults                                int
+}
+
+type summaryCell struct{ Text, Class, Title string }
+
+func renderSummary(w io.Writer, runs []RunLink, all []Results) error {
+	results := make([]check.Result, 0, len(all))
+	ids := invariantIDs(all)
+	p := summaryPage{IDs: ids}
+	counts := map[check.Verdict]int{}
+	for i, r := range all {
+		v := r.Verdict
+		counts[v]++
+		results = append(results, check.Result{ID: strconv.Itoa(i), Verdict: v})
+		p.Rows = append(p.Rows, summaryRow{
+			Href: strings.TrimSuffix(runs[i].Path, "/") + "/" + FileHTML, Scenario: r.Run.Scenario,
+			Seed: strconv.FormatInt(r.Run.Seed, 10), Verdict: strings.ToUpper(string(v)), Class: verdictClass(v),
+			Duration: shortDuration(r.Duration.D()), Adapter: r.Run.Adapter, Command: r.Run.Command,
+			Cells: summaryCells(ids, r.Invariants), Events: r.Counts.Events, Published: r.Counts.Published,
+			Failed: r.Counts.Failed, Faults: r.Counts.Faults, Why: why(r.Invariants),
+		})
+	}
+	overall := check.Overall(results)
+	p.Verdict, p.VerdictClass = strings.ToUpper(string(overall)), verdictClass(overall)
+	p.Headline = fmt.Sprintf("%d runs: %d pass, %d fail, %d unknown.", len(all), counts[check.Pass], counts[check.Fail], counts[check.Unknown])
+	if err := pageTemplates.ExecuteTemplate(w, "summary.html", p); err != nil {
+		return fmt.Errorf("render summary index.html: %w", err)
+	}
+	return nil
+}
+
+// why names each failed, required invariant with its first violation.
+func why(rs []check.Result) []string {
+	var out []string
+	for _, r := range rs {
+		if r.Waived != "" || r.Verdict != check.Fail {
+			continue
+		}
+		line := r.ID + " " + r.Name
+		if len(r.Violations) > 0 {
+			line += ": " + r.Violations[0].Summary
+			if n := len(r.Violations); n > 1 {
+				line += fmt.Sprintf(" (and %d more)", n-1)
+			}
+		} else if r.Reason != "" {
+			line += ": " + r.Reason
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// invariantIDs lists the invariant ids of every run, in first-seen order.
+func invariantIDs(all []Results) []string {
+	seen := make(map[string]bool)
+	var ids []string
+	for _, r := range all {
+		for _, inv := range r.Invariants {
+			if !seen[inv.ID] {
+				seen[inv.ID] = true
+				ids = append(ids, inv.ID)
+			}
+		}
+	}
+	return ids
+}
+
+func summaryCells(ids []string, rs []check.Result) []summaryCell {
+	by := make(map[string]check.Result, len(rs))
+	for _, r := range rs {
+		by[r.ID] = r
+	}
+	out := make([]summaryCell, len(ids))
+	for i, id := range ids {
+		r, ok := by[id]
+		switch {
+		case !ok:
+			out[i] = summaryCell{Text: "–", Class: "none", Title: id + " not checked"}
+		case r.Waived != "":
+			out[i] = summaryCell{Text: "waived", Class: "none", Title: id + " " + r.Name + " waived: " + r.Waived}
+		default:
+			out[i] = summaryCell{Text: strings.ToUpper(string(r.Verdict)), Class: verdictClass(r.Verdict), Title: id + " " + r.Name + ": " + r.Reason}
+		}
+	}
+	return out
+}

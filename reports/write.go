@@ -1,0 +1,78 @@
+package reports
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+// Files WriteRun writes into a run folder.
+const (
+	FileHTML    = "index.html"
+	FileResults = "results.json"
+	FileJUnit   = "junit.xml"
+)
+
+// WriteRun writes dir/index.html, dir/results.json and dir/junit.xml for one
+// run (dir is created if missing). Each file is written whole or not at all.
+// No password from a DSN or URL reaches any of them.
+func WriteRun(dir string, run history.Run, results []check.Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	res := Build(run, results)
+	red := redactRun(run)
+	red.Sort()
+	if err := writeFile(filepath.Join(dir, FileResults), func(w io.Writer) error { return writeResults(w, res) }); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, FileJUnit), func(w io.Writer) error { return writeJUnit(w, []Results{res}) }); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, FileHTML), func(w io.Writer) error { return renderRun(w, red, res) })
+}
+
+func writeResults(w io.Writer, res Results) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(res); err != nil {
+		return fmt.Errorf("encode results.json: %w", err)
+	}
+	return nil
+}
+
+// writeFile writes path through a temporary file renamed into place, so a
+// reader never sees half a report.
+func writeFile(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	bw := bufio.NewWriterSize(tmp, 64<<10)
+	if err := write(bw); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
