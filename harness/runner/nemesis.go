@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"sort"
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/env"
@@ -159,24 +158,34 @@ func (n *Nemesis) Network(ctx context.Context, dep, slot string, f faultproxy.Fa
 		// id they write into locked_by.
 		target = dep + "/" + n.sup.Instances()[slot]
 	}
-	end := n.window(string(f.Kind), target, faultParams(f, d))
-	defer end()
+	params := faultParams(f, d)
+	id := n.rec.StartFault(history.Fault{Kind: string(f.Kind), Target: target, Params: params, Start: time.Now().UTC()})
 	type added struct {
 		p  *faultproxy.Proxy
 		id string
 	}
 	var ids []added
 	defer func() {
+		fired := 0
 		for _, a := range ids {
+			if k, err := a.p.Fired(a.id); err == nil {
+				fired += k
+			}
 			_ = a.p.Remove(a.id)
 		}
+		n.rec.Update(func(run *history.Run) {
+			if isLostReply(f.Kind) {
+				run.Faults[id-1].Params["fired"] = fmt.Sprint(fired)
+			}
+		})
+		n.rec.EndFault(id, time.Now().UTC())
 	}()
 	for _, p := range links {
-		id, err := p.Add(f)
+		aid, err := p.Add(f)
 		if err != nil {
 			return fmt.Errorf("network fault %s on %s: %w", f.Kind, p.Name(), err)
 		}
-		ids = append(ids, added{p, id})
+		ids = append(ids, added{p, aid})
 	}
 	return n.Sleep(ctx, d)
 }
@@ -284,14 +293,21 @@ func faultParams(f faultproxy.Fault, d time.Duration) map[string]string {
 	if f.Rate > 0 {
 		p["rate_kbps"] = fmt.Sprint(f.Rate)
 	}
+	if f.Timeout > 0 {
+		p["timeout"] = f.Timeout.String()
+	}
+	if f.Average > 0 {
+		p["slice_average"], p["slice_size"], p["slice_delay_us"] = fmt.Sprint(f.Average), fmt.Sprint(f.Size), fmt.Sprint(f.Delay)
+	}
+	if f.Times > 0 {
+		p["times"] = fmt.Sprint(f.Times)
+	}
+	if f.Probability > 0 {
+		p["probability"] = fmt.Sprint(f.Probability)
+	}
 	return p
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+func isLostReply(k faultproxy.Kind) bool {
+	return k == faultproxy.LostReplyRedisAdd || k == faultproxy.LostReplyMySQLCommit
 }

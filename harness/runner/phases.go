@@ -213,6 +213,7 @@ func (r *run) finish(ctx context.Context) ([]check.Result, error) {
 		run.Meta.Ended = now
 	})
 	h := r.rec.Snapshot()
+	h.Meta = redactMeta(h.Meta)
 	if err := history.Write(r.o.Out, h); err != nil {
 		return nil, err
 	}
@@ -278,4 +279,24 @@ func rateText(rate float64) string {
 		return "full speed"
 	}
 	return fmt.Sprintf("%.0f/s", rate)
+}
+
+// redactMeta removes passwords from every meta string that can hold a DSN or
+// URL, so no file of the run folder carries one.
+func redactMeta(m history.Meta) history.Meta {
+	m.Command = reports.Redact(m.Command)
+	m.Params = redactMap(m.Params)
+	m.Versions = redactMap(m.Versions)
+	return m
+}
+
+func redactMap(in map[string]string) map[string]string {
+	if in == nil {
+		return nil
+	}
+	out := make(map[string]string, len(in))
+	for k, v := range in {
+		out[k] = reports.Redact(v)
+	}
+	return out
 }

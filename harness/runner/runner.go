@@ -54,7 +54,7 @@ func ExitCode(o Outcome, err error) int {
 		return 3
 	case o.Verdict == check.Fail:
 		return 1
-	case o.Verdict == check.Unknown:
+	case o.Verdict == check.Unknown, o.Verdict == "":
 		return 2
 	}
 	return 0
@@ -123,6 +123,9 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	}
 	out.Results = results
 	out.Verdict = check.Overall(results)
+	if len(results) == 0 {
+		out.Verdict = check.Unknown // nothing was checked: not a pass
+	}
 	r.log("verdict %s (%s)", strings.ToUpper(string(out.Verdict)), o.Out)
 	return out, nil
 }
