@@ -64,6 +64,11 @@ func baseline() runner.Scenario {
 func crashWindow() runner.Scenario {
 	s := base("crash-window", "SIGKILL between the BullMQ add and markPublished, many times on different instances", 3, 600)
 	s.Needs = []runner.Needs{runner.NeedCrashPoints}
+	// The consumer completes jobs but leaves the jobs rows alone, so the
+	// re-dispatch finds the job still created: only the jobId stops a
+	// second job (with rows moved on, the dispatcher would skip the add).
+	s.ConsumerLeavesRows = true
+	s.Params["consumer_leaves_rows"] = "true"
 	crashes := 8
 	s.Params["crashes"] = fmt.Sprint(crashes)
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {

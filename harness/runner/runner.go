@@ -268,7 +268,8 @@ func (r *run) startObservers(ctx context.Context) error {
 	}
 	c, err := workload.NewConsumer(workload.ConsumerConfig{
 		Redis: r.rdb, DB: r.db, Schema: r.o.Adapter.Schema(), Prefix: r.prefix, Queues: r.queues,
-		Workers: 2, RemoveOnComplete: r.o.Scenario.RemoveOnComplete, Recorder: r.rec, Name: "consumer",
+		Workers: 2, RemoveOnComplete: r.o.Scenario.RemoveOnComplete, LeaveRows: r.o.Scenario.ConsumerLeavesRows,
+		Recorder: r.rec, Name: "consumer",
 	})
 	if err != nil {
 		cancel()

@@ -35,7 +35,11 @@ type Scenario struct {
 	// makes it delete job hashes on completion (the dedupe-horizon trap).
 	Consumer         bool
 	RemoveOnComplete bool
-	Needs            []Needs
+	// ConsumerLeavesRows keeps the consumer off the jobs table, so a
+	// re-dispatch after a crash finds the job still created and the add
+	// itself must be the no-op.
+	ConsumerLeavesRows bool
+	Needs              []Needs
 	// Waived names invariants this scenario does not require, with the reason.
 	Waived map[string]string
 	// Drain bounds the drain phase; zero picks a default from the tuning.

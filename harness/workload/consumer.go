@@ -37,7 +37,12 @@ type ConsumerConfig struct {
 	// RemoveOnComplete deletes the job hash on completion, as BullMQ's
 	// removeOnComplete: true does, instead of adding the id to completed.
 	RemoveOnComplete bool
-	Recorder         *history.Recorder
+	// LeaveRows keeps the consumer off the jobs table, like a worker that
+	// records its progress elsewhere: a dispatcher that re-dispatches after a
+	// crash then finds the job still created and must rely on the jobId (or,
+	// once the job was removed, its own dedupe record) not to add it twice.
+	LeaveRows bool
+	Recorder  *history.Recorder
 	// Name names the consumer in recorded takes (default "consumer").
 	Name string
 }
@@ -96,7 +101,11 @@ func NewConsumer(cfg ConsumerConfig) (*Consumer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Consumer{cfg: cfg, rows: newRowMover(cfg.DB, cfg.Schema)}, nil
+	rows := &rowMover{db: cfg.DB}
+	if !cfg.LeaveRows {
+		rows = newRowMover(cfg.DB, cfg.Schema)
+	}
+	return &Consumer{cfg: cfg, rows: rows}, nil
 }
 
 // Stats returns the counts so far.
