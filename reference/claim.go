@@ -1,0 +1,124 @@
+package reference
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"time"
+)
+
+// Event is one claimed outbox row.
+type Event struct {
+	ID       int64
+	Type     string // event_type
+	JobID    string // aggregate_id: the ai_jobs.id, also the BullMQ jobId
+	Attempts int    // attempts after this claim: the number of claims so far
+}
+
+// Batch is the result of one claim: the rows this instance now holds, all
+// under one fresh lock token.
+type Batch struct {
+	Token    string
+	Events   []Event
+	deadline time.Time // local: the clock before the claim began, plus the lease
+	started  time.Time // wall clock when the claim began, for the batch duration
+}
+
+// Deadline is the conservative local end of the lease: the local time read
+// before the claim began, plus the lease. The database's locked_until is
+// later, never earlier, so work checked against Deadline is inside the lease.
+func (b *Batch) Deadline() time.Time { return b.deadline }
+
+// IDs returns the event ids of the batch, in claim order.
+func (b *Batch) IDs() []int64 {
+	ids := make([]int64, len(b.Events))
+	for i, e := range b.Events {
+		ids[i] = e.ID
+	}
+	return ids
+}
+
+// Claim takes up to BatchSize due pending events in one short transaction
+// (see doc.go, "Claim"): SELECT ... FOR UPDATE SKIP LOCKED, then one UPDATE to
+// processing with this instance's id, a fresh token, locked_until = now +
+// lease on the database clock and attempts + 1. An empty batch is not an
+// error.
+func (d *Dispatcher) Claim(ctx context.Context) (*Batch, error) {
+	token, err := newToken()
+	if err != nil {
+		return nil, fmt.Errorf("claim batch: %w", err)
+	}
+	b := &Batch{Token: token, deadline: d.local().Add(d.cfg.Lease), started: time.Now()}
+	ctx, cancel := d.opContext(ctx)
+	defer cancel()
+	err = d.inTx(ctx, func(tx *sql.Tx) error {
+		events, err := d.selectDue(ctx, tx)
+		if err != nil || len(events) == 0 {
+			return err
+		}
+		b.Events = events
+		return d.markClaimed(ctx, tx, b)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim batch: %w", err)
+	}
+	d.metrics.claimed.Add(float64(len(b.Events)))
+	return b, nil
+}
+
+// selectDue locks up to BatchSize due pending rows, skipping rows another
+// session holds.
+func (d *Dispatcher) selectDue(ctx context.Context, tx *sql.Tx) ([]Event, error) {
+	rows, err := tx.QueryContext(ctx,
+		`SELECT id, event_type, aggregate_id, attempts FROM outbox_events
+		 WHERE status = 'pending' AND available_at <= `+sqlNow+`
+		 ORDER BY available_at, id LIMIT ? FOR UPDATE SKIP LOCKED`,
+		d.nowArg(), d.cfg.BatchSize)
+	if err != nil {
+		return nil, fmt.Errorf("select due events: %w", err)
+	}
+	defer rows.Close()
+	var events []Event
+	for rows.Next() {
+		var e Event
+		if err := rows.Scan(&e.ID, &e.Type, &e.JobID, &e.Attempts); err != nil {
+			return nil, fmt.Errorf("scan due event: %w", err)
+		}
+		e.Attempts++ // the UPDATE below counts this claim
+		events = append(events, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("select due events: %w", err)
+	}
+	return events, nil
+}
+
+// markClaimed writes the claim on the locked rows. The status guard is
+// redundant under the row locks; it keeps the statement safe on its own.
+func (d *Dispatcher) markClaimed(ctx context.Context, tx *sql.Tx, b *Batch) error {
+	ids := b.IDs()
+	args := append([]any{d.cfg.InstanceID, b.Token, d.nowArg(), d.cfg.Lease.Microseconds()}, idArgs(ids)...)
+	res, err := tx.ExecContext(ctx,
+		`UPDATE `+outboxByID+`
+		 SET status = 'processing', locked_by = ?, lock_token = ?,
+		     locked_until = `+sqlNow+` + INTERVAL ? MICROSECOND, attempts = attempts + 1
+		 WHERE id IN `+inList(len(ids))+` AND status = 'pending'`, args...)
+	if err != nil {
+		return fmt.Errorf("mark claimed: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != int64(len(ids)) {
+		return fmt.Errorf("mark claimed: updated %d of %d locked rows (%v)", n, len(ids), err)
+	}
+	return nil
+}
+
+// newToken returns a fresh random fencing token: 32 hex characters.
+func newToken() (string, error) {
+	var buf [16]byte
+	if _, err := rand.Read(buf[:]); err != nil {
+		return "", fmt.Errorf("new lock token: %w", err)
+	}
+	return hex.EncodeToString(buf[:]), nil
+}

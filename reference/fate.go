@@ -1,0 +1,71 @@
+package reference
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Permanent failure reasons: the first word of last_error and the label of
+// outbox_failed_total. ReasonMaxAttempts ends a run of transient failures.
+const (
+	ReasonUnknownEventType = "unknown_event_type"
+	ReasonJobNotFound      = "job_not_found"
+	ReasonQueueNotAllowed  = "queue_not_allowed"
+	ReasonIllegalJobID     = "illegal_job_id"
+	ReasonMaxAttempts      = "max_attempts"
+)
+
+// How a published event was closed: the label of outbox_published_total.
+const (
+	HowAdded             = "added"              // a new BullMQ job was created
+	HowDuplicate         = "duplicate"          // the job hash existed: the add was a no-op
+	HowDeduped           = "deduped"            // the hash was gone, the dedupe record was not: no-op
+	HowAlreadyDispatched = "already_dispatched" // ai_jobs was past created: no add (contract step 2)
+)
+
+type fateKind int
+
+const (
+	fateUndecided fateKind = iota // nothing decided: released if the batch stops early
+	fateAdd                       // valid and due for the BullMQ add
+	fatePublish                   // close as published
+	fateFail                      // failed, with reason and text
+	fateRetry                     // transient failure: back to pending with backoff, or failed at the maximum
+)
+
+// fate is what the batch decided for one event.
+type fate struct {
+	kind   fateKind
+	how    string // fatePublish: Added, ...
+	reason string // fateFail: Reason...
+	text   string // fateFail, fateRetry: the error text
+	queue  string // fateAdd: the job's queue
+}
+
+func publish(how string) fate { return fate{kind: fatePublish, how: how} }
+
+func failed(reason, format string, args ...any) fate {
+	return fate{kind: fateFail, reason: reason, text: fmt.Sprintf(format, args...)}
+}
+
+func retry(err error) fate { return fate{kind: fateRetry, text: oneLine(err.Error())} }
+
+// lastError is the text written to last_error for a failure. A transient
+// failure names the attempt, so that two failures in a row always change
+// last_error (the harness tells a transient failure from a lease recovery by
+// a changed last_error).
+func (f fate) lastError(e Event, maxAttempts int) string {
+	switch {
+	case f.kind == fateFail:
+		return truncateError(f.reason + ": " + f.text)
+	case e.Attempts >= maxAttempts:
+		return truncateError(fmt.Sprintf("%s: attempt %d of %d: %s", ReasonMaxAttempts, e.Attempts, maxAttempts, f.text))
+	default:
+		return truncateError(fmt.Sprintf("attempt %d of %d: %s", e.Attempts, maxAttempts, f.text))
+	}
+}
+
+// oneLine folds an error text onto one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,120 @@
+package reference
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// metrics are the dispatcher's Prometheus series, on a registry of its own.
+type metrics struct {
+	reg          *prometheus.Registry
+	claimed      prometheus.Counter
+	published    *prometheus.CounterVec
+	failed       *prometheus.CounterVec
+	retried      prometheus.Counter
+	fencedOut    prometheus.Counter
+	recovered    prometheus.Counter
+	released     prometheus.Counter
+	oldestAge    prometheus.Gauge
+	batchSeconds prometheus.Histogram
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		claimed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "outbox_claimed_total", Help: "Outbox events claimed (each claim counts; a re-claim counts again).",
+		}),
+		published: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "outbox_published_total", Help: "Outbox events closed as published, by how: added, duplicate, deduped, already_dispatched.",
+		}, []string{"how"}),
+		failed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "outbox_failed_total", Help: "Outbox events closed as failed, by reason.",
+		}, []string{"reason"}),
+		retried: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "outbox_retried_total", Help: "Transient failures returned to pending with backoff.",
+		}),
+		fencedOut: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "outbox_fenced_out_total", Help: "Guarded writes that matched nothing: the event was no longer held by this instance.",
+		}),
+		recovered: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "outbox_recovered_total", Help: "Expired claims returned to pending by lease recovery.",
+		}),
+		released: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "outbox_released_total", Help: "Held events handed back to pending without backoff (graceful stop, lease too short).",
+		}),
+		oldestAge: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "outbox_oldest_pending_age_seconds", Help: "How long the oldest due pending event has been due; 0 when none is.",
+		}),
+		batchSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "outbox_batch_duration_seconds", Help: "Time from the start of a claim to the end of its finalize.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 15),
+		}),
+	}
+	m.reg.MustRegister(m.claimed, m.published, m.failed, m.retried, m.fencedOut,
+		m.recovered, m.released, m.oldestAge, m.batchSeconds)
+	return m
+}
+
+// Stats is a snapshot of the dispatcher's counters since New.
+type Stats struct {
+	Claimed   int
+	Published map[string]int // by how (HowAdded, ...)
+	Failed    map[string]int // by reason (Reason...)
+	Retried   int
+	FencedOut int
+	Recovered int
+	Released  int
+}
+
+// PublishedTotal sums Published over every how.
+func (s Stats) PublishedTotal() int {
+	n := 0
+	for _, v := range s.Published {
+		n += v
+	}
+	return n
+}
+
+// Stats returns the current counters.
+func (d *Dispatcher) Stats() Stats {
+	m := d.metrics
+	return Stats{
+		Claimed:   counterValue(m.claimed),
+		Published: vecValues(m.published, "how"),
+		Failed:    vecValues(m.failed, "reason"),
+		Retried:   counterValue(m.retried),
+		FencedOut: counterValue(m.fencedOut),
+		Recovered: counterValue(m.recovered),
+		Released:  counterValue(m.released),
+	}
+}
+
+// Registry is the dispatcher's own Prometheus registry.
+func (d *Dispatcher) Registry() *prometheus.Registry { return d.metrics.reg }
+
+func counterValue(c prometheus.Counter) int {
+	var out dto.Metric
+	if err := c.Write(&out); err != nil {
+		return 0
+	}
+	return int(out.GetCounter().GetValue())
+}
+
+func vecValues(v *prometheus.CounterVec, label string) map[string]int {
+	out := map[string]int{}
+	ch := make(chan prometheus.Metric, 16)
+	go func() { v.Collect(ch); close(ch) }()
+	for m := range ch {
+		var pb dto.Metric
+		if err := m.Write(&pb); err != nil {
+			continue
+		}
+		for _, lp := range pb.GetLabel() {
+			if lp.GetName() == label {
+				out[lp.GetValue()] = int(pb.GetCounter().GetValue())
+			}
+		}
+	}
+	return out
+}

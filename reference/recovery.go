@@ -1,0 +1,82 @@
+package reference
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// RecoverExpired returns claims whose lease ran out more than RecoveryMargin
+// ago to pending, on the database clock (doc.go, "Lease recovery"). A
+// lock-free read finds the candidates; ONE guarded UPDATE by primary key
+// recovers them, re-checking under lock that each is still processing with
+// an expired locked_until: a row finalized meanwhile is not processing, a
+// row re-claimed meanwhile has a fresh locked_until. It clears the lock,
+// keeps attempts (they count claims) and leaves last_error and available_at
+// alone: a lost claim is not a transient failure. It returns the number of
+// rows recovered.
+func (d *Dispatcher) RecoverExpired(ctx context.Context) (int64, error) {
+	ctx, cancel := d.opContext(ctx)
+	defer cancel()
+	ids, err := d.expiredCandidates(ctx)
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	res, err := d.db.ExecContext(ctx,
+		`UPDATE `+outboxByID+` SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
+		 WHERE id IN `+inList(len(ids))+` AND status = 'processing'
+		   AND locked_until < `+sqlNow+` - INTERVAL ? MICROSECOND`,
+		append(idArgs(ids), d.nowArg(), d.cfg.RecoveryMargin.Microseconds())...)
+	if err != nil {
+		return 0, fmt.Errorf("recover expired leases: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("recover expired leases: %w", err)
+	}
+	if n > 0 {
+		d.metrics.recovered.Add(float64(n))
+		d.log.Info("recovered expired claims", "recovered", n, "candidates", ids, "outcome", "recovered")
+	}
+	return n, nil
+}
+
+// expiredCandidates reads, without locking, up to MaxBatchSize rows that
+// look expired. Reading first and updating by primary key keeps the UPDATE
+// from scanning (and locking) the status index, where it would take locks on
+// rows other instances are finalizing and could deadlock with them.
+func (d *Dispatcher) expiredCandidates(ctx context.Context) ([]int64, error) {
+	rows, err := d.db.QueryContext(ctx,
+		`SELECT id FROM outbox_events
+		 WHERE status = 'processing' AND locked_until < `+sqlNow+` - INTERVAL ? MICROSECOND
+		 ORDER BY id LIMIT ?`,
+		d.nowArg(), d.cfg.RecoveryMargin.Microseconds(), MaxBatchSize)
+	if err != nil {
+		return nil, fmt.Errorf("find expired leases: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("find expired leases: scan: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find expired leases: %w", err)
+	}
+	return ids, nil
+}
+
+// maybeRecover runs lease recovery at most every max(PollInterval,
+// RecoveryMargin).
+func (d *Dispatcher) maybeRecover(ctx context.Context) {
+	if time.Since(d.lastRecover) < max(d.cfg.PollInterval, d.cfg.RecoveryMargin) {
+		return
+	}
+	d.lastRecover = time.Now()
+	if _, err := d.RecoverExpired(ctx); err != nil {
+		d.log.Warn("lease recovery failed", "error", err.Error())
+	}
+}

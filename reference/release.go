@@ -1,0 +1,38 @@
+package reference
+
+import (
+	"context"
+	"fmt"
+)
+
+// Release hands the events of b that are still ours back to pending: at
+// once (available_at is not moved), with last_error untouched, and the
+// lock cleared. It is what a graceful stop and a too-short lease do; it is
+// not a failure, so it adds no backoff (doc.go, "Release"). Attempts keep
+// counting the claim. It returns how many rows were still ours; the rest are
+// counted as fenced out.
+func (d *Dispatcher) Release(ctx context.Context, b *Batch) (int64, error) {
+	if b == nil || len(b.Events) == 0 {
+		return 0, nil
+	}
+	ids := b.IDs()
+	ctx, cancel := d.opContext(ctx)
+	defer cancel()
+	res, err := d.db.ExecContext(ctx,
+		`UPDATE `+outboxByID+` SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
+		 WHERE id IN `+inList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
+		append(idArgs(ids), b.Token)...)
+	if err != nil {
+		return 0, fmt.Errorf("release batch: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("release batch: %w", err)
+	}
+	d.metrics.released.Add(float64(n))
+	if fenced := int64(len(ids)) - n; fenced > 0 {
+		d.metrics.fencedOut.Add(float64(fenced))
+		d.log.Warn("release fenced out: events no longer held", "batch", len(ids), "fenced_out", fenced, "outcome", "fenced_out")
+	}
+	return n, nil
+}

@@ -1,0 +1,110 @@
+package reference_test
+
+import (
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/reference"
+)
+
+// blackholeRedis accepts connections and never answers, like a network
+// blackhole between the dispatcher and Redis. It returns a Redis URL.
+func blackholeRedis(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			go func() { _, _ = io.Copy(io.Discard, c) }()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return "redis://" + ln.Addr().String() + "/0"
+}
+
+// TestTransientFailuresBackOffToTheCapThenFail: with Redis unreachable every
+// add times out after the publish timeout; each failure returns the event
+// to pending with a new last_error and available_at pushed out by a jittered
+// backoff that grows up to the cap; no claim comes before available_at; at
+// the maximum attempts the event fails.
+func TestTransientFailuresBackOffToTheCapThenFail(t *testing.T) {
+	e := newEnv(t)
+	id := e.addValid("job-1")
+	cfg := e.config("d1")
+	cfg.RedisURL = blackholeRedis(t)
+	cfg.MaxAttempts = 5
+	cfg.BackoffBase = 100 * time.Millisecond
+	cfg.BackoffMax = 400 * time.Millisecond
+	cfg.PublishTimeout = 300 * time.Millisecond
+	d := e.dispatcher(cfg)
+	stop := e.run(d)
+	e.waitFor("the event to fail", func() bool { return e.event(id).Status == "failed" })
+	stop()
+
+	var claims, retries []auditRow
+	steps := e.audit(id)
+	for _, a := range steps {
+		switch {
+		case a.NewStatus == "processing":
+			claims = append(claims, a)
+		case a.OldStatus == "processing" && a.NewStatus == "pending":
+			retries = append(retries, a)
+		}
+	}
+	require.Len(t, claims, 5, "one claim per attempt")
+	require.Len(t, retries, 4, "a retry after each attempt but the last")
+
+	var gaps []time.Duration
+	for k, r := range retries {
+		attempt := k + 1
+		ceiling := reference.BackoffCeiling(attempt, cfg.BackoffBase, cfg.BackoffMax)
+		gap := r.AvailableAt.Sub(r.At)
+		require.GreaterOrEqual(t, gap, ceiling/2, "attempt %d: backoff below its jitter range", attempt)
+		require.LessOrEqual(t, gap, ceiling, "attempt %d: backoff above its ceiling", attempt)
+		gaps = append(gaps, gap)
+
+		require.NotEqual(t, r.OldError.String, r.NewError.String, "a transient failure changes last_error")
+		require.True(t, strings.HasPrefix(r.NewError.String, "attempt "+string(rune('0'+attempt))+" of 5: "), r.NewError.String)
+		require.GreaterOrEqual(t, r.At.Sub(claims[k].At), cfg.PublishTimeout, "the add waited for the publish timeout")
+		require.Less(t, r.At.Sub(claims[k].At), cfg.Lease, "the add was cut at the publish timeout")
+		require.False(t, claims[k+1].At.Before(r.AvailableAt), "attempt %d claimed before available_at", attempt+1)
+	}
+	for k := 1; k < len(gaps); k++ {
+		if reference.BackoffCeiling(k+1, cfg.BackoffBase, cfg.BackoffMax) < cfg.BackoffMax {
+			require.GreaterOrEqual(t, gaps[k], gaps[k-1], "backoff shrank before the cap")
+		}
+	}
+
+	last := steps[len(steps)-1]
+	require.Equal(t, "failed", last.NewStatus)
+	require.Equal(t, 5, last.Attempts)
+	require.True(t, strings.HasPrefix(last.NewError.String, reference.ReasonMaxAttempts+": attempt 5 of 5: "), last.NewError.String)
+	require.Equal(t, "d1", last.LockedBy.String, "the failed row shows who closed it")
+	require.Equal(t, "created", e.jobStatus("job-1"))
+
+	st := d.Stats()
+	require.Equal(t, 4, st.Retried)
+	require.Equal(t, 1, st.Failed[reference.ReasonMaxAttempts])
+}

@@ -1,0 +1,195 @@
+package reference
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/outboxchaos/outboxchaos/reference/failpoint"
+)
+
+// maxIdleWait caps the wait between polls after repeated claim failures.
+const maxIdleWait = time.Second
+
+// Run polls until ctx is cancelled, then stops gracefully (doc.go,
+// "Graceful stop"): it claims nothing more, lets the batch in flight finish
+// within ShutdownTimeout, releases what it still holds, stops the metrics
+// server and closes the connections New opened. Outages of MySQL or Redis do
+// not end Run; it returns an error only when it cannot start (the metrics
+// address is taken) or cannot close cleanly.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	stopMetrics, err := d.serveMetrics()
+	if err != nil {
+		return errors.Join(err, d.closeOwned())
+	}
+	work, cancelWork := shutdownContext(ctx, d.cfg.ShutdownTimeout)
+	defer cancelWork()
+	d.health.running.Store(true)
+	d.log.Info("dispatcher started", "queues", d.cfg.Queues, "batch_size", d.cfg.BatchSize,
+		"lease", d.cfg.Lease.String(), "failpoints", d.fp.Enabled())
+	if budget := d.cfg.RetryBudget(); d.cfg.DedupeHorizon < budget {
+		d.log.Warn("the dedupe horizon is shorter than the retry budget: a re-add after a consumer removed the job may create it again",
+			envDedupeHorizon, d.cfg.DedupeHorizon.String(), "retry_budget", budget.String())
+	}
+	failures := 0
+	for ctx.Err() == nil {
+		n, err := d.poll(work, ctx)
+		switch {
+		case err != nil:
+			failures++
+		case n == d.cfg.BatchSize:
+			failures = 0
+			continue // a full batch: more may be due, poll again at once
+		default:
+			failures = 0
+		}
+		wait(ctx, idleWait(d.cfg.PollInterval, failures))
+	}
+	d.health.running.Store(false)
+	stopMetrics()
+	d.log.Info("dispatcher stopped")
+	return d.closeOwned()
+}
+
+// Poll runs one step of the loop: lease recovery and the backlog gauge when
+// they are due, one claim, and the processing of the claimed batch. It
+// returns the number of events claimed. Do not call it concurrently with
+// itself or with Run on the same Dispatcher; Claim, Process, Release and
+// RecoverExpired are safe for concurrent use.
+func (d *Dispatcher) Poll(ctx context.Context) (int, error) {
+	return d.poll(ctx, context.Background())
+}
+
+// Process validates, publishes and finalizes one claimed batch.
+func (d *Dispatcher) Process(ctx context.Context, b *Batch) error {
+	return d.process(ctx, context.Background(), b)
+}
+
+// poll is Poll with a separate stop signal: work bounds the operations, a
+// done stop means "graceful stop requested".
+func (d *Dispatcher) poll(work, stop context.Context) (int, error) {
+	d.maybeRecover(work)
+	d.maybeRefreshGauge(work)
+	b, err := d.Claim(work)
+	if err != nil {
+		d.health.pollFailed(err)
+		d.log.Warn("poll failed", "error", err.Error())
+		return 0, err
+	}
+	d.health.pollSucceeded()
+	if len(b.Events) == 0 {
+		return 0, nil
+	}
+	d.fp.Hit(failpoint.AfterClaim)
+	return len(b.Events), d.process(work, stop, b)
+}
+
+// process is Process with a stop signal: once a stop is requested, a batch
+// that has not been added yet is released instead of added.
+func (d *Dispatcher) process(work, stop context.Context, b *Batch) error {
+	fates := d.classify(work, b)
+	if hasAdds(fates) {
+		if reason := d.skipAddReason(stop, b); reason != "" {
+			d.log.Info("releasing batch before the add", "reason", reason, "batch", len(b.Events), "outcome", "released")
+			_, err := d.Release(work, b)
+			return err
+		}
+		d.publish(work, b, fates)
+		d.fp.Hit(failpoint.AfterEnqueue)
+	}
+	rep, err := d.finalize(work, b, fates, true)
+	if err != nil {
+		return d.afterFailedFinalize(work, b, err)
+	}
+	d.record(b, fates, rep)
+	d.metrics.batchSeconds.Observe(time.Since(b.started).Seconds())
+	return nil
+}
+
+// skipAddReason says why the batch must not be added now, or "".
+func (d *Dispatcher) skipAddReason(stop context.Context, b *Batch) string {
+	if stop.Err() != nil {
+		return "graceful stop requested"
+	}
+	if !d.leaseAllowsAdd(b) {
+		return fmt.Sprintf("lease ends in %s, less than %s=%s", b.Deadline().Sub(d.local()).Round(time.Millisecond), envPublishTimeout, d.cfg.PublishTimeout)
+	}
+	return ""
+}
+
+// afterFailedFinalize handles a finalize that did not commit (or whose
+// COMMIT outcome is unknown). Normally the whole batch is a transient
+// failure, written in a fresh guarded transaction; when the stop deadline
+// cut the work short it is released instead. Either write is fenced, so a
+// COMMIT that did land is not undone. If MySQL is down both fail and the
+// rows come back through lease recovery.
+func (d *Dispatcher) afterFailedFinalize(work context.Context, b *Batch, cause error) error {
+	d.log.Warn("finalize failed", "batch", len(b.Events), "error", cause.Error())
+	if work.Err() != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), min(d.cfg.Lease, 5*time.Second))
+		defer cancel()
+		_, err := d.Release(ctx, b)
+		return errors.Join(cause, err)
+	}
+	fates := make([]fate, len(b.Events))
+	for i := range fates {
+		fates[i] = retry(cause)
+	}
+	rep, err := d.finalize(work, b, fates, false)
+	if err != nil {
+		return errors.Join(cause, err)
+	}
+	d.record(b, fates, rep)
+	return cause
+}
+
+func hasAdds(fates []fate) bool {
+	for _, f := range fates {
+		if f.kind == fateAdd {
+			return true
+		}
+	}
+	return false
+}
+
+// shutdownContext returns the context for the loop's work: it outlives ctx
+// by grace, so the batch in flight when the stop comes can finish.
+func shutdownContext(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	work, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	go func() {
+		select {
+		case <-work.Done():
+			return
+		case <-ctx.Done():
+		}
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel()
+		case <-work.Done():
+		}
+	}()
+	return work, cancel
+}
+
+// idleWait is the pause before the next poll: the poll interval, doubled for
+// each consecutive failed poll up to maxIdleWait (or the interval, if longer).
+func idleWait(interval time.Duration, failures int) time.Duration {
+	d := interval
+	for i := 0; i < failures && d < maxIdleWait; i++ {
+		d *= 2
+	}
+	return min(d, max(interval, maxIdleWait))
+}
+
+// wait pauses for d or until ctx is done.
+func wait(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

@@ -1,0 +1,81 @@
+package reference
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// sqlNow is the statement's "now": the injected time when the dispatcher has
+// a clock (river's idea), else the database clock. Every use takes one
+// argument from Dispatcher.nowArg.
+const sqlNow = "COALESCE(CAST(? AS DATETIME(6)), NOW(6))"
+
+// outboxByID names the outbox table for statements that address rows by
+// primary key (WHERE id IN (...) AND <guard>). The hint keeps the optimizer
+// from scanning the status index for the guard instead: that scan would
+// lock, or wait on, index entries of rows other instances are finalizing,
+// and two finalizes doing it deadlock. By primary key every locking
+// statement takes its rows in ascending id order, so they never deadlock.
+const outboxByID = "outbox_events FORCE INDEX (PRIMARY)"
+
+// maxLastError is the width of outbox_events.last_error.
+const maxLastError = 1024
+
+// inList returns "(?,?,...)" for n values.
+func inList(n int) string {
+	var b strings.Builder
+	b.Grow(2 * n)
+	b.WriteByte('(')
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('?')
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// idArgs converts ids to statement arguments.
+func idArgs(ids []int64) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
+}
+
+// stringArgs converts strings to statement arguments.
+func stringArgs(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// caseByID returns "CASE id WHEN ? THEN ? ... END" and its arguments, giving
+// each id its own value.
+func caseByID[V any](ids []int64, value func(i int) V) (string, []any) {
+	var b strings.Builder
+	args := make([]any, 0, 2*len(ids))
+	b.WriteString("CASE id")
+	for i, id := range ids {
+		b.WriteString(" WHEN ? THEN ?")
+		args = append(args, id, value(i))
+	}
+	b.WriteString(" END")
+	return b.String(), args
+}
+
+// truncateError cuts text to fit last_error, on a character boundary.
+func truncateError(text string) string {
+	if len(text) <= maxLastError {
+		return text
+	}
+	cut := maxLastError
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut]
+}
