@@ -5,7 +5,7 @@ STAMP   := $(shell date +%Y%m%d-%H%M%S)
 SHARD   ?=
 ADAPTER ?= reference
 SEED    ?=
-NODE_DIR := reference/bullmq/testdata/node
+NODE_DIRS := reference/bullmq/testdata/node adapters/examples/node-dispatcher
 
 .PHONY: test chaos chaos-long bench lint node-deps build clean
 
@@ -17,8 +17,10 @@ build:
 # message when Node.js is missing.
 node-deps:
 	@if command -v npm >/dev/null 2>&1; then \
-	  if [ ! -d $(NODE_DIR)/node_modules ]; then (cd $(NODE_DIR) && npm ci --no-audit --no-fund); fi; \
-	else echo "npm not found: the BullMQ compatibility tests will be skipped (apt-get install nodejs npm)"; fi
+	  for d in $(NODE_DIRS); do \
+	    [ -d $$d/node_modules ] || (cd $$d && npm ci --no-audit --no-fund) || exit 1; \
+	  done; \
+	else echo "npm not found: the BullMQ compatibility and Node adapter tests will be skipped (apt-get install nodejs npm)"; fi
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

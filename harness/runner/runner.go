@@ -156,6 +156,9 @@ type run struct {
 func (r *run) setup(ctx context.Context) error {
 	r.rng = mrand.New(mrand.NewSource(r.o.Seed))
 	r.queues = r.o.Queues
+	if sa, ok := r.o.Adapter.(sinkAdapter); ok && len(sa.Queues()) > 0 {
+		r.queues = sa.Queues()
+	}
 	if len(r.queues) == 0 {
 		r.queues = []string{"ai-default", "ai-bulk"}
 	}
@@ -211,7 +214,11 @@ func (r *run) openRedis(ctx context.Context) error {
 	r.rdb = redis.NewClient(&redis.Options{Addr: r.o.Env.RedisAddr(), DB: r.o.Env.RedisDB()})
 	r.closers = append(r.closers, r.rdb.Close)
 	r.prefix = "bull"
-	if r.o.Env.Name() == "external" {
+	if sa, ok := r.o.Adapter.(sinkAdapter); ok && sa.Prefix() != "" {
+		// The dispatcher names its own prefix (it may not honour
+		// OUTBOX_BULL_PREFIX); the harness follows it.
+		r.prefix = sa.Prefix()
+	} else if r.o.Env.Name() == "external" {
 		// Never touch another team's keys on a shared server.
 		r.prefix = "oc" + randomHex(4)
 		return nil
@@ -231,7 +238,7 @@ func (r *run) startRecorder(ctx context.Context) error {
 	r.rec = history.NewRecorder(history.Meta{
 		Scenario: s.Name, Seed: r.o.Seed, Params: s.Params, Adapter: r.o.Adapter.Name(),
 		Environment: r.o.Env.Name(), Versions: versions, Command: r.o.Command, Prefix: r.prefix,
-		Queues: r.queues, Tuning: s.Tuning, Waived: s.Waived, Started: time.Now().UTC(),
+		Queues: r.queues, Tuning: honoured(s.Tuning, r.o.Adapter.Capabilities()), Waived: s.Waived, Started: time.Now().UTC(),
 		Consumer: s.Consumer, RemoveOnEnd: s.RemoveOnComplete,
 	})
 	return nil
@@ -357,4 +364,29 @@ func (r *run) stopObserver() error {
 	}
 	r.obsDone = true
 	return r.obs.Stop()
+}
+
+// sinkAdapter is an adapter that names its own BullMQ prefix and queues (a
+// manifest's sink section).
+type sinkAdapter interface {
+	Prefix() string
+	Queues() []string
+}
+
+// honoured zeroes the tuning the adapter does not honour, so the checkers
+// derive no bound from a value the dispatcher never saw.
+func honoured(t history.Tuning, c supervisor.Capabilities) history.Tuning {
+	zero := func(name string, f func()) {
+		if !c.Honours(name) {
+			f()
+		}
+	}
+	zero("OUTBOX_POLL_INTERVAL", func() { t.PollInterval = 0 })
+	zero("OUTBOX_BATCH_SIZE", func() { t.BatchSize = 0 })
+	zero("OUTBOX_LEASE", func() { t.Lease = 0 })
+	zero("OUTBOX_MAX_ATTEMPTS", func() { t.MaxAttempts = 0 })
+	zero("OUTBOX_BACKOFF_BASE", func() { t.BackoffBase = 0 })
+	zero("OUTBOX_BACKOFF_MAX", func() { t.BackoffMax = 0 })
+	zero("OUTBOX_PUBLISH_TIMEOUT", func() { t.PublishTimeout = 0 })
+	return t
 }

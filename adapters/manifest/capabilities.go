@@ -1,0 +1,90 @@
+package manifest
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+)
+
+// sink checks the BullMQ key prefix and queue allowlist the dispatcher uses.
+func (l *loader) sink(r rawSink) (string, []string) {
+	if strings.ContainsAny(r.Prefix, " \t\r\n") {
+		l.ps.add("sink.prefix", "use a prefix without whitespace, like bull", "prefix %q contains whitespace", r.Prefix)
+	}
+	seen := map[string]bool{}
+	for i, q := range r.Queues {
+		field := fmt.Sprintf("sink.queues[%d]", i)
+		switch {
+		case strings.TrimSpace(q) == "" || strings.ContainsAny(q, ": \t\r\n,"):
+			l.ps.add(field, "use a non-empty queue name without ':', ',' or whitespace", "queue name %q is not usable", q)
+		case seen[q]:
+			l.ps.add(field, "list each queue once", "queue %q is listed twice", q)
+		}
+		seen[q] = true
+	}
+	return r.Prefix, append([]string(nil), r.Queues...)
+}
+
+// capabilities checks the tuning names, and that every capability claimed
+// can work: a tuning variable or the crash-point variables must reach the
+// process, through pass_contract_env or a reference in start.env or args.
+func (l *loader) capabilities(c supervisor.Capabilities, a *Adapter) supervisor.Capabilities {
+	known := map[string]bool{}
+	for _, v := range supervisor.TuningVariables() {
+		known[v] = true
+	}
+	delivered := a.delivered()
+	seen := map[string]bool{}
+	var out supervisor.Capabilities
+	for i, t := range c.Tuning {
+		field := fmt.Sprintf("capabilities.tuning[%d]", i)
+		switch {
+		case !known[t]:
+			l.ps.add(field, tuningFix(t), "%q is not a contract tuning variable", t)
+		case seen[t]:
+			l.ps.add(field, "list each variable once", "%s is listed twice", t)
+		case !delivered[t]:
+			l.ps.add(field, fmt.Sprintf("set start.pass_contract_env: true, or map it in start.env (MY_VAR: ${%s})", t),
+				"the dispatcher is said to honour %s but never receives it", t)
+		default:
+			out.Tuning = append(out.Tuning, t)
+		}
+		seen[t] = true
+	}
+	if c.CrashPoints && !delivered[supervisor.EnvFailpoints] {
+		l.ps.add("capabilities.crash_points", "set start.pass_contract_env: true, or map ${OUTBOX_FAILPOINTS} and ${OUTBOX_FAILPOINT_SEED} in start.env",
+			"crash points are declared but the dispatcher never receives %s", supervisor.EnvFailpoints)
+	}
+	out.CrashPoints, out.GracefulTerm = c.CrashPoints, c.GracefulTerm
+	return out
+}
+
+func tuningFix(name string) string {
+	all := supervisor.TuningVariables()
+	if c := closest(name, all); c != "" {
+		return fmt.Sprintf("did you mean %s? Use names from: %s", c, strings.Join(all, ", "))
+	}
+	return "use names from: " + strings.Join(all, ", ")
+}
+
+// delivered returns the contract variables the dispatcher receives.
+func (a *Adapter) delivered() map[string]bool {
+	out := map[string]bool{}
+	if a.passContract {
+		for _, v := range ContractVariables() {
+			out[v] = true
+		}
+	}
+	for _, e := range a.env {
+		for _, r := range e.value.refs() {
+			out[r] = true
+		}
+	}
+	for _, arg := range a.start.args {
+		for _, r := range arg.refs() {
+			out[r] = true
+		}
+	}
+	return out
+}
