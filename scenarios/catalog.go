@@ -62,8 +62,8 @@ func baseline() runner.Scenario {
 // dispatcher dies before markPublished, a restart follows, the same jobId makes
 // no second job, the event ends published.
 func crashWindow() runner.Scenario {
-	s := base("crash-window", "SIGKILL between the BullMQ add and markPublished, many times on different instances", 3, 600)
-	s.Needs = []runner.Needs{runner.NeedCrashPoints}
+	s := base("crash-window", "SIGKILL between the BullMQ add and markPublished, many times on different instances", 3, 800)
+	s.Rate = 100 // keep events flowing while the crashes (or window traps) come one by one
 	// The consumer completes jobs but leaves the jobs rows alone, so the
 	// re-dispatch finds the job still created: only the jobId stops a
 	// second job (with rows moved on, the dispatcher would skip the add).
@@ -74,7 +74,7 @@ func crashWindow() runner.Scenario {
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		for i := 0; i < crashes; i++ {
 			slot := n.Pick()
-			if err := n.CrashAt(ctx, slot, "after-enqueue", 1+n.Rand().Intn(3), 5*time.Second); err != nil {
+			if err := n.CrashWindow(ctx, slot, 1+n.Rand().Intn(3), 5*time.Second); err != nil {
 				return err
 			}
 		}

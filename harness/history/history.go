@@ -121,12 +121,16 @@ type StreamEntry struct {
 }
 
 // KeyNote is a job hash seen through keyspace notifications: its creation
-// ("new") or a later write to it ("hset"), with the hash's data and opts read
-// right after (empty when the hash was gone already). I9 compares them.
+// ("new"), a later write to it ("hset", "hdel") or its removal ("del"), with
+// the hash's data and opts read right after (empty when the hash was gone
+// already). After a keyspace gap (a reconnect, or Start after Stop) the
+// observer scans the job hashes and records a "scan" note for every one that
+// exists: a read, not a write, so every job that outlived the gap has a read
+// after it. I9 compares them.
 type KeyNote struct {
 	Queue     string    `json:"queue"`
 	JobID     string    `json:"job_id"`
-	Event     string    `json:"event"` // new, hset, del
+	Event     string    `json:"event"` // new, hset, hdel, del, scan
 	DataJobID string    `json:"data_job_id,omitempty"`
 	Data      string    `json:"data,omitempty"`
 	Opts      string    `json:"opts,omitempty"`
@@ -250,6 +254,17 @@ func (r *Recorder) AddEvent(e Event) { r.Update(func(run *Run) { run.Events = ap
 // AddStream records a stream entry.
 func (r *Recorder) AddStream(e StreamEntry) {
 	r.Update(func(run *Run) { run.Stream = append(run.Stream, e) })
+}
+
+// StreamSince returns the stream entries recorded after the first from, in
+// the order they were recorded, and the count to pass next time.
+func (r *Recorder) StreamSince(from int) ([]StreamEntry, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if from > len(r.run.Stream) {
+		from = len(r.run.Stream)
+	}
+	return append([]StreamEntry(nil), r.run.Stream[from:]...), len(r.run.Stream)
 }
 
 // AddKey records a new job key.
