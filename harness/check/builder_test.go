@@ -25,6 +25,9 @@ type builder struct {
 	rows   map[int64]*outboxRow
 	jobs   map[string]*history.JobRow
 	queues map[string]*queueState
+	// blind is set while the keyspace observer is disconnected: key notes
+	// are not recorded (see keyspaceDown and keyspaceBack).
+	blind bool
 }
 
 type outboxRow struct {
@@ -90,6 +93,34 @@ func (b *builder) fault(kind, target string, from, to int) *builder {
 func (b *builder) gap(source string, at int, detail string) *builder {
 	b.run.Gaps = append(b.run.Gaps, history.Gap{Source: source, At: ms(at), Detail: detail})
 	return b
+}
+
+// keyspaceDown is the keyspace observer losing its pub/sub connection: a
+// gap, and no key notes until keyspaceBack.
+func (b *builder) keyspaceDown(at int) *builder {
+	b.blind = true
+	return b.gap("keyspace", at, "pub/sub connection lost (EOF): notifications until it is back are missing")
+}
+
+// keyspaceBack is the observer back: it scans every job hash there is and
+// records a "scan" note for each.
+func (b *builder) keyspaceBack(at int) *builder {
+	b.blind = false
+	for _, q := range sortedKeys(b.queues) {
+		qs := b.queues[q]
+		for _, id := range sortedKeys(qs.hashes) {
+			h := qs.hashes[id]
+			b.note(history.KeyNote{Queue: q, JobID: id, Event: "scan", DataJobID: h.DataJobID, Data: h.Data, Opts: h.Opts, At: ms(at)})
+		}
+	}
+	return b
+}
+
+// note records a key note unless the observer is disconnected.
+func (b *builder) note(n history.KeyNote) {
+	if !b.blind {
+		b.run.Keys = append(b.run.Keys, n)
+	}
 }
 
 // --- the producer ---
@@ -238,7 +269,7 @@ func (b *builder) add(q, bullID, job string, at int) *builder {
 	b.run.Stream = append(b.run.Stream,
 		history.StreamEntry{Queue: q, ID: streamID, At: ms(at), Event: "added", JobID: bullID, Name: h.Name},
 		history.StreamEntry{Queue: q, ID: streamID + "1", At: ms(at), Event: "waiting", JobID: bullID})
-	b.run.Keys = append(b.run.Keys, history.KeyNote{Queue: q, JobID: bullID, Event: "new", DataJobID: job, Data: h.Data, Opts: h.Opts, At: ms(at + 1)})
+	b.note(history.KeyNote{Queue: q, JobID: bullID, Event: "new", DataJobID: job, Data: h.Data, Opts: h.Opts, At: ms(at + 1)})
 	return b
 }
 
@@ -253,9 +284,9 @@ func (b *builder) addNumeric(q, job string, at int) *builder {
 func (b *builder) overwrite(q, bullID, data string, at int) *builder {
 	qs := b.queue(q)
 	h := qs.hashes[bullID]
-	h.Data = data
+	h.Data, h.DataJobID = data, dataJobID(data)
 	qs.hashes[bullID] = h
-	b.run.Keys = append(b.run.Keys, history.KeyNote{Queue: q, JobID: bullID, Event: "hset", DataJobID: dataJobID(data), Data: h.Data, Opts: h.Opts, At: ms(at)})
+	b.note(history.KeyNote{Queue: q, JobID: bullID, Event: "hset", DataJobID: h.DataJobID, Data: h.Data, Opts: h.Opts, At: ms(at)})
 	return b
 }
 
@@ -274,7 +305,7 @@ func (b *builder) take(q, bullID, worker string, at int, remove bool) *builder {
 	qs.lists["wait"] = wait
 	if remove {
 		delete(qs.hashes, bullID)
-		b.run.Keys = append(b.run.Keys, history.KeyNote{Queue: q, JobID: bullID, Event: "del", At: ms(at + 50)})
+		b.note(history.KeyNote{Queue: q, JobID: bullID, Event: "del", At: ms(at + 50)})
 		return b
 	}
 	qs.lists["completed"] = append(qs.lists["completed"], bullID)

@@ -68,6 +68,12 @@ var verdictCases = map[string]verdictCase{
 		event:   map[string]int64{"I9": 1}},
 	"unknown-i1-gaps":         {verdicts: "UPPPPPPPU"},
 	"unknown-i2-not-quiesced": {verdicts: "PUPPPPPPP"},
+	"pass-i9-read-across-gap": {verdicts: "PPPPPPPPP"},
+	"unknown-i9-lived-in-gap": {verdicts: "PPPPPPPPU"},
+	"bad-i9-overwrite-in-gap": {verdicts: "PPPPPPPPF",
+		summary: map[string][]string{"I9": {"Job j-1's data in queue ai-default was overwritten", "when created at 10:00:00.151",
+			`{"jobId":"j-1","retry":2}`, "when the observer's scan read it after a keyspace gap at 10:00:00.700"}},
+		event: map[string]int64{"I9": 1}},
 }
 
 func loadStored(t *testing.T, name string) history.Run {

@@ -42,6 +42,9 @@ var stored = map[string]func() history.Run{
 	"bad-i9-overwrite":         badOverwrite,
 	"unknown-i1-gaps":          unknownGaps,
 	"unknown-i2-not-quiesced":  unknownNotQuiesced,
+	"pass-i9-read-across-gap":  readAcrossGap,
+	"unknown-i9-lived-in-gap":  livedInGap,
+	"bad-i9-overwrite-in-gap":  overwriteInGap,
 }
 
 // TestRegenerate checks that every stored history is what its builder
@@ -328,6 +331,50 @@ func unknownNotQuiesced() history.Run {
 	b.fault("down", "redis", 90, 900)
 	b.claim(1, "d1", 100).failTransient(1, 1000, errRedis, 500*time.Millisecond)
 	return b.finish(900, 1200, false)
+}
+
+// restartGap is a Redis restart (with persistence) that drops the keyspace
+// observer's connection from 300 ms until 700 ms, when it scans the job
+// hashes. Job j-1 was created before it; event 2's job is added by inside.
+func restartGap(b *builder) {
+	b.start(0, "d1").produce(1, "j-1", history.KindValid, 50).produce(2, "j-2", history.KindValid, 50)
+	b.claim(1, "d1", 100).add("ai-default", "j-1", "j-1", 150).publish(1, 200)
+	b.fault("server-restart", "redis", 290, 600).keyspaceDown(300)
+}
+
+// readAcrossGap: j-1 is read before the gap and by the scan after it; j-2 is
+// created after the observer is back. I9 can judge every job: pass.
+func readAcrossGap() history.Run {
+	b := newBuilder("redis-restart")
+	restartGap(b)
+	b.keyspaceBack(700)
+	b.claim(2, "d1", 750).add("ai-default", "j-2", "j-2", 800).publish(2, 850)
+	b.take("ai-default", "j-1", "w1", 900, true).take("ai-default", "j-2", "w1", 950, false)
+	return b.finish(1000, 12000, true)
+}
+
+// livedInGap: j-2 is created and removed by the consumer inside the gap;
+// only the events stream saw it, and nothing read its hash: I9 is unknown.
+func livedInGap() history.Run {
+	b := newBuilder("redis-restart")
+	b.run.Meta.RemoveOnEnd = true
+	restartGap(b)
+	b.claim(2, "d1", 620).add("ai-default", "j-2", "j-2", 640).publish(2, 650)
+	b.take("ai-default", "j-2", "w1", 660, true)
+	b.keyspaceBack(700)
+	b.take("ai-default", "j-1", "w1", 900, false)
+	return b.finish(1000, 12000, true)
+}
+
+// overwriteInGap: a second add of j-1 overwrites its data while the observer
+// is disconnected; the scan after the gap reads the new data: I9 fails.
+func overwriteInGap() history.Run {
+	b := newBuilder("redis-restart")
+	restartGap(b)
+	b.overwrite("ai-default", "j-1", `{"jobId":"j-1","retry":2}`, 650)
+	b.keyspaceBack(700)
+	b.claim(2, "d1", 750).add("ai-default", "j-2", "j-2", 800).publish(2, 850)
+	return b.finish(1000, 12000, true)
 }
 
 func itoa(i int64) string { return strconv.FormatInt(i, 10) }

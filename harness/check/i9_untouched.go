@@ -13,17 +13,38 @@ import (
 // CheckUntouched is I9, job untouched.
 //
 // Definition. For every BullMQ job hash (queue, BullMQ id), the data and opts
-// read when it was created (its keyspace "new" note, or the first later read
-// if the hash was already gone then) never change: not in a later keyspace
-// read (an "hset" note), not in a consumer's take (its data.jobId), and not in
-// the final scan. Data and opts are compared as JSON values, so a rewrite in
-// another key order is not a change. A deletion (a "del", "expired" or
-// "evicted" note) ends the job: a hash created again under the same id is a
-// new job (I1 judges that), compared from its own creation. Each job hash is
-// reported once, at its first change.
+// of its first read (its keyspace "new" note; else the first later read: a
+// "scan" note the observer records for every job hash after a keyspace gap,
+// or an "hset"/"hdel" note) never change: not in a later keyspace read, not
+// in a consumer's take (its data.jobId), and not in the final scan. Data and
+// opts are compared as JSON values, so a rewrite in another key order is not
+// a change. A deletion (a "del", "expired" or "evicted" note) ends the job: a
+// hash created again under the same id is a new job (I1 judges that),
+// compared from its own creation. Each job hash is reported once, at its
+// first change.
 //
-// With nothing proven it is unknown when the keyspace notifications had a
-// gap, or when a job hash of the final scan was never read before.
+// Keyspace gaps. A gap's window runs from the gap (the observer dates it
+// from its last heartbeat answered, before anything was lost) to the first
+// "scan" note after it (the observer scans every job hash once it is back),
+// or to the final scan when no scan came. A job hash's lifetime runs from its
+// creation (stream "added" or keyspace "new", one creation when both show it
+// within pairWindow) or, when none was seen, its first read, to its deletion,
+// the final scan, or, when it vanished unseen, its next creation or the end
+// of the run. A lifetime meets a window when they overlap, unless a "new"
+// note at or after the window's end shows its creation: then the
+// notifications were back and saw it from the start. A gap blinds I9 only
+// for a job hash whose lifetime meets a window and that has no read (a key
+// note with data or opts, or the final scan) at or after the window's end:
+// for example one created before the gap and deleted during it, or created
+// during it and deleted before the scan read it. A job hash with such a read
+// is compared as usual from its first read: an overwrite in the gap shows as
+// a difference from the read before it, when there is one. A job created
+// and deleted inside a window is seen only through its queue's events
+// stream, so a stream gap of that queue within pairWindow of a window blinds
+// I9 too.
+//
+// With nothing proven it is unknown when a gap blinds it as above, or when a
+// job hash of the final scan was never read before.
 func CheckUntouched(run history.Run) Result {
 	ix := newIndex(run)
 	t := newTally("I9", "job hash overwritten", "job hashes overwritten")
@@ -32,13 +53,32 @@ func CheckUntouched(run history.Run) Result {
 		last[k] = ix.checkJobReads(t, k)
 	}
 	unread := ix.checkFinalHashes(t, last)
-	if ix.keyspaceBlind() {
-		t.doubt("the keyspace notifications had a gap at %s: an overwrite between two reads may have gone unseen", clock(ix.gaps["keyspace"][0].At))
+	windows := ix.keyspaceWindows()
+	blind := ix.keyspaceBlindSpots(windows)
+	if len(blind.unread) > 0 {
+		l, w := blind.unread[0], blind.window[0]
+		more := ""
+		if n := len(blind.unread) - 1; n > 0 {
+			more = fmt.Sprintf(" (and %s)", count(n, "other job hash", "other job hashes"))
+		}
+		t.doubt("job hash %s:%s%s lived through the keyspace gap at %s with no read after it: an overwrite in that gap may have gone unseen",
+			l.Key.Queue, l.Key.ID, more, clock(w.From))
+	}
+	for _, d := range blind.stream {
+		t.doubt("%s", d)
 	}
 	if unread > 0 {
 		t.doubt("%d job hashes of the final scan had no earlier read to compare against", unread)
 	}
-	return t.result(count(len(last), "job hash", "job hashes") + " read, none with its data or opts changed")
+	reason := count(len(last), "job hash", "job hashes") + " read, none with its data or opts changed"
+	switch len(windows) {
+	case 0:
+	case 1:
+		reason += "; every job hash alive during the keyspace gap at " + clock(windows[0].From) + " was read after it"
+	default:
+		reason += fmt.Sprintf("; every job hash alive during the %d keyspace gaps was read after them", len(windows))
+	}
+	return t.result(reason)
 }
 
 func noteKeys(notes []history.KeyNote) []bullKey {
@@ -91,7 +131,7 @@ func (ix *index) checkJobReads(t *tally, k bullKey) *history.KeyNote {
 				base = r.Note
 			}
 		case r.Note.Data != "" || r.Note.Opts != "":
-			ix.compareRead(t, k, base, r.Note.Data, r.Note.Opts, r.At, "it was written")
+			ix.compareRead(t, k, base, r.Note.Data, r.Note.Opts, r.At, readHow(*r.Note))
 		}
 	}
 	return base
@@ -134,8 +174,12 @@ func (ix *index) overwritten(t *tally, k bullKey, base *history.KeyNote, at time
 		job = jobs[0]
 	}
 	who := ix.creator(creation{At: at, Jobs: jobs})
-	summary := fmt.Sprintf("Job %s's %s in queue %s was overwritten: it was %s when created at %s, and %s when %s at %s.",
-		job, field, k.Queue, quote(was), clock(base.At), quote(now), how, clock(at))
+	first := "created"
+	if base.Event != "new" {
+		first = "first read"
+	}
+	summary := fmt.Sprintf("Job %s's %s in queue %s was overwritten: it was %s when %s at %s, and %s when %s at %s.",
+		job, field, k.Queue, quote(was), first, clock(base.At), quote(now), how, clock(at))
 	inst := appendUnique(nil, who)
 	t.fail(func() Violation {
 		ev := &evidence{}
@@ -158,6 +202,14 @@ func sameJSON(a, b string) bool {
 		return false
 	}
 	return reflect.DeepEqual(va, vb)
+}
+
+// readHow tells in words what a key note's read was.
+func readHow(n history.KeyNote) string {
+	if n.Event == eventScan {
+		return "the observer's scan read it after a keyspace gap"
+	}
+	return "it was written"
 }
 
 // keyGone tells whether a key note says the hash is gone.

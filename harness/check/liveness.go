@@ -61,11 +61,27 @@ func (lv liveness) state(inst string, t time.Time) procState {
 	return st
 }
 
-// mysqlCut tells whether a MySQL fault cuts instance inst off at t: a fault on
-// the server ("mysql") or on the instance's own link ("mysql/<inst>").
+// cutsMySQL tells whether a fault of this kind on a MySQL target stops an
+// instance's MySQL work. Latency, jitter, bandwidth and slicer faults slow
+// statements down but let every one finish: they are no cut (the recovery
+// deadline allows for latency instead). Every other kind is: down,
+// blackhole, reset, a server restart, a lost reply the client waits on, and
+// a kind this package does not know, so an unknown fault can only excuse a
+// slow recovery, never blame one.
+func cutsMySQL(kind string) bool {
+	switch kind {
+	case "latency", "jitter", "bandwidth", "slicer":
+		return false
+	}
+	return true
+}
+
+// mysqlCut tells whether a MySQL fault cuts instance inst off at t: a fault
+// that cuts (cutsMySQL) on the server ("mysql") or on the instance's own link
+// ("mysql/<inst>").
 func (lv liveness) mysqlCut(inst string, t time.Time) bool {
 	for _, f := range lv.faults {
-		if f.Target != "mysql" && f.Target != "mysql/"+inst {
+		if (f.Target != "mysql" && f.Target != "mysql/"+inst) || !cutsMySQL(f.Kind) {
 			continue
 		}
 		if !f.Start.After(t) && (f.End.IsZero() || t.Before(f.End)) {
@@ -81,27 +97,66 @@ func (lv liveness) able(inst string, t time.Time) bool {
 	return lv.state(inst, t) == procRunning && !lv.mysqlCut(inst, t)
 }
 
-// ableAll reports whether some instance other than those in except was able
-// at every moment of [from, to]. It returns the first moment none was.
-func (lv liveness) ableAll(from, to time.Time, except ...string) (time.Time, bool) {
-	skip := map[string]bool{}
-	for _, e := range except {
-		skip[e] = true
-	}
-	for _, t := range lv.changePoints(from, to) {
-		ok := false
-		for inst := range lv.procs {
-			if !skip[inst] && lv.able(inst, t) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return t, false
+// othersAble tells whether some instance other than except was able at t.
+func (lv liveness) othersAble(t time.Time, except string) bool {
+	for inst := range lv.procs {
+		if inst != except && lv.able(inst, t) {
+			return true
 		}
 	}
-	return time.Time{}, true
+	return false
 }
+
+// stretch is a period of time; a zero To means it never ends.
+type stretch struct{ From, To time.Time }
+
+// unableStretches lists, in time order, the stretches from from on in which no
+// instance other than except was able. The last one has a zero To when
+// nobody became able again.
+func (lv liveness) unableStretches(from time.Time, except string) []stretch {
+	var out []stretch
+	open := false
+	for _, t := range lv.changePoints(from, farFuture) {
+		able := lv.othersAble(t, except)
+		switch {
+		case !able && !open:
+			out, open = append(out, stretch{From: t}), true
+		case able && open:
+			out[len(out)-1].To, open = t, false
+		}
+	}
+	return out
+}
+
+// recoveryDue is the moment by which the instances other than except had
+// been able, together, for need since from: when a recovery of a claim
+// whose lease ran out at from is owed. Stretches in which none was able do
+// not count, widened by ClockSlack on each side (from is on the database
+// clock, process events on the harness clock). ok is false when that moment
+// never comes: from some point on none was able.
+func (lv liveness) recoveryDue(from time.Time, need time.Duration, except string) (time.Time, bool) {
+	t := from
+	for _, s := range lv.unableStretches(from.Add(-ClockSlack), except) {
+		start := s.From.Add(-ClockSlack)
+		if !s.To.IsZero() && !s.To.Add(ClockSlack).After(t) {
+			continue
+		}
+		if start.After(t) {
+			if start.Sub(t) >= need {
+				return t.Add(need), true
+			}
+			need -= start.Sub(t)
+		}
+		if s.To.IsZero() {
+			return time.Time{}, false
+		}
+		t = s.To.Add(ClockSlack)
+	}
+	return t.Add(need), true
+}
+
+// farFuture bounds an open-ended walk over change points.
+var farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // changePoints lists from and every process event or fault edge in (from, to].
 func (lv liveness) changePoints(from, to time.Time) []time.Time {

@@ -183,6 +183,8 @@ func keyStep(n history.KeyNote) Step {
 	switch n.Event {
 	case "new":
 		return Step{At: n.At, Source: "redis", Text: fmt.Sprintf("job hash %s appeared (data %s)", key, orGone(n.Data))}
+	case eventScan:
+		return Step{At: n.At, Source: "redis", Text: fmt.Sprintf("job hash %s was read by the observer's scan after a keyspace gap (data %s, opts %s)", key, orGone(n.Data), orGone(n.Opts))}
 	case "del", "expired", "evicted":
 		return Step{At: n.At, Source: "redis", Text: fmt.Sprintf("job hash %s was deleted (%s)", key, n.Event)}
 	}

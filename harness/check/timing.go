@@ -89,9 +89,15 @@ func overlaps(f history.Fault, from, to time.Time) bool {
 // every fault on MySQL whose window contains t. A time a dispatcher computes in
 // the application reaches the database that much later.
 func mysqlDelay(run history.Run, t time.Time) time.Duration {
+	return mysqlDelayDuring(run, t, t)
+}
+
+// mysqlDelayDuring is mysqlDelay over [from, to]: the sum for every MySQL
+// fault whose window meets it, widened by ClockSlack.
+func mysqlDelayDuring(run history.Run, from, to time.Time) time.Duration {
 	var d time.Duration
 	for _, f := range run.Faults {
-		if !isMySQLTarget(f.Target) || !overlaps(f, t.Add(-ClockSlack), t.Add(ClockSlack)) {
+		if !isMySQLTarget(f.Target) || !overlaps(f, from.Add(-ClockSlack), to.Add(ClockSlack)) {
 			continue
 		}
 		d += paramDuration(f.Params["latency"]) + paramDuration(f.Params["jitter"])

@@ -62,14 +62,40 @@
 // A lost pub/sub connection is a Gap for the keyspace (notifications sent
 // while disconnected are lost); the observer reconnects with a short
 // backoff, resubscribes, and sets notify-keyspace-events again (a restarted
-// Redis forgets it). Stream reads resume from the last entry read; losing
-// the connection alone loses no entries, a restart that loses data shows up
-// as a reset above.
+// Redis forgets it). go-redis may also reconnect and resubscribe on its own,
+// when a PING finds the connection broken, so the loop may read no error at
+// all: any resubscription counts as a lost connection. Stream reads resume
+// from the last entry read; losing the connection alone loses no entries, a
+// restart that loses data shows up as a reset above.
+//
+// Dating a keyspace gap. Every 100 ms the observer PINGs the pub/sub
+// connection with the send time as payload; the PONG comes back in line with
+// the notifications, so once the loop reads it, nothing sent before that time
+// was lost. The Gap's time is the last such send time read (or the
+// subscription), not the moment the loss is noticed, which may be much later:
+// the loop may be working through a backlog while the server is down,
+// restarted, and writing with its notifications off. Notes the loop records
+// after the Gap's time, up to the moment it notices, are for notifications
+// sent before the loss.
+//
+// Rescan after a gap. Once resubscribed and reconfigured, the observer SCANs
+// every queue's job hashes (keys <prefix>:<q>:<id> as defined above, so
+// <prefix>:<q>:ocdedupe:<id> and BullMQ's own keys are not among them; a
+// key that is not a hash, or is gone when read, is skipped) and records a
+// KeyNote "scan" with data, opts and data.jobId for each. Every job that
+// exists after the gap thus has a read: a checker compares it with the read
+// before the gap, and needs to doubt only a job that lived in the gap and
+// was gone by the scan. A key written once notifications are back on is
+// notified, one written before is scanned, so nothing falls between; notes
+// for notifications queued during the scan are recorded after the scan's,
+// so the first "scan" note after a Gap marks the end of what was missed. A
+// queue that cannot be scanned is a keyspace Gap.
 //
 // Stop flushes: it drains the streams without blocking and waits for a PING
 // sent on the pub/sub connection to come back, so every notification
 // published before Stop is recorded. Start after Stop resumes the streams
-// from where they were and records a keyspace Gap for the time it was off.
+// from where they were, records a keyspace Gap for the time it was off, and
+// rescans the job hashes as after a reconnect.
 //
 // # Final scan
 //

@@ -14,12 +14,27 @@ import (
 
 // keyspaceLoop receives keyspace notifications until stopped. A receive error
 // is a lost connection: one Gap per outage, then go-redis reconnects and
-// resubscribes on the next receive, and the subscription confirmation
-// re-enables notifications on the (possibly restarted) server.
-func (o *RedisObserver) keyspaceLoop(ctx context.Context, ps *redis.PubSub, stopping <-chan struct{}, done chan<- struct{}) {
+// resubscribes on the next receive. go-redis may also reconnect behind the
+// loop's back, when a heartbeat PING finds the connection broken: then the
+// loop reads no error, only the confirmations of the resubscription. So a
+// resubscription (a confirmation counting one subscription; the first
+// subscription's confirmations are read by Start) always means the
+// connection was lost: it records the Gap if no error did, re-enables
+// notifications on the (possibly restarted) server and rescans the job
+// hashes. One PSUBSCRIBE carries every pattern, and the server subscribes
+// them all at once, so the first confirmation means notifications flow
+// again for every queue.
+//
+// The Gap is dated when nothing was lost yet for sure: the send time of the
+// last heartbeat PONG read (or the subscription), not when the loss is
+// noticed. A loop busy with a backlog (reading job hashes from a server that
+// went away, say) notices late, after the server may be back and writing
+// with its notifications off.
+func (o *RedisObserver) keyspaceLoop(ctx context.Context, ps *redis.PubSub, since time.Time, stopping <-chan struct{}, done chan<- struct{}) {
 	defer o.wg.Done()
 	defer close(done)
 	down := false
+	caughtUp := since // every notification sent before it was read
 	for {
 		msg, err := ps.Receive(ctx)
 		if err != nil {
@@ -28,8 +43,7 @@ func (o *RedisObserver) keyspaceLoop(ctx context.Context, ps *redis.PubSub, stop
 			}
 			if !down {
 				down = true
-				o.rec.AddGap(history.Gap{Source: SourceKeyspace, At: time.Now().UTC(),
-					Detail: fmt.Sprintf("pub/sub connection lost (%v): notifications until it is back are missing", err)})
+				o.lost(caughtUp, fmt.Sprintf("pub/sub connection lost (%v)", err))
 			}
 			if !sleepCtx(ctx, reconnectBackoff) {
 				return
@@ -38,18 +52,34 @@ func (o *RedisObserver) keyspaceLoop(ctx context.Context, ps *redis.PubSub, stop
 		}
 		switch m := msg.(type) {
 		case *redis.Subscription:
-			if down {
-				down = false
-				o.reconfigure(ctx)
+			if m.Count != 1 {
+				continue // the rest of one resubscription
 			}
+			if !down {
+				o.lost(caughtUp, "pub/sub connection lost and re-established by a heartbeat PING")
+			}
+			down, caughtUp = false, time.Now().UTC()
+			o.reconfigure(ctx)
+			o.rescan(ctx)
 		case *redis.Message:
 			o.onKeyEvent(ctx, m)
 		case *redis.Pong:
 			if m.Payload == flushToken {
 				return
 			}
+			if t, ok := heartbeatSent(m.Payload); ok {
+				caughtUp = t
+			}
 		}
 	}
+}
+
+// lost records a keyspace Gap from caughtUp, the last moment up to which
+// every notification was read.
+func (o *RedisObserver) lost(caughtUp time.Time, what string) {
+	o.rec.AddGap(history.Gap{Source: SourceKeyspace, At: caughtUp,
+		Detail: fmt.Sprintf("%s, noticed at %s; notifications after the last heartbeat answered, until it is back, are missing",
+			what, time.Now().UTC().Format(time.RFC3339Nano))})
 }
 
 // reconfigure sets notify-keyspace-events again after a reconnect; a restarted

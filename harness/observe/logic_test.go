@@ -1,7 +1,9 @@
 package observe
 
 import (
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -96,4 +98,15 @@ func TestStreamCheck(t *testing.T) {
 	st = &streamState{key: "s", lastID: "9-0", seen: 5}
 	require.Contains(t, st.check(old, false, true, "5-0"), "may have been trimmed", "Redis before 7.0")
 	require.Empty(t, st.check(old, false, true, "5-0"), "reported once")
+}
+
+func TestHeartbeatPayload(t *testing.T) {
+	at := time.Date(2026, 11, 29, 10, 0, 0, 123456789, time.UTC)
+	got, ok := heartbeatSent(heartbeatPrefix + strconv.FormatInt(at.UnixNano(), 10))
+	require.True(t, ok)
+	require.Equal(t, at, got)
+	_, ok = heartbeatSent(flushToken)
+	require.False(t, ok, "the flush PING is no heartbeat")
+	_, ok = heartbeatSent(heartbeatPrefix + "soon")
+	require.False(t, ok)
 }

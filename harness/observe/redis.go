@@ -107,6 +107,7 @@ func (o *RedisObserver) Start(ctx context.Context) error {
 	if err := o.configure(ctx); err != nil {
 		return err
 	}
+	subscribing := time.Now().UTC()
 	ps, err := o.subscribe(ctx)
 	if err != nil {
 		return err
@@ -115,12 +116,14 @@ func (o *RedisObserver) Start(ctx context.Context) error {
 		o.rec.AddGap(history.Gap{Source: SourceKeyspace, At: o.stoppedAt,
 			Detail: fmt.Sprintf("observer stopped from %s until %s: notifications in between are missing",
 				o.stoppedAt.Format(time.RFC3339Nano), time.Now().UTC().Format(time.RFC3339Nano))})
+		o.rescan(ctx) // subscribed already: a key written from now on is notified
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	o.running, o.cancel, o.ps = true, cancel, ps
 	o.stopping, o.ksDone, o.stDone = make(chan struct{}), make(chan struct{}), make(chan struct{})
-	o.wg.Add(3)
-	go o.keyspaceLoop(runCtx, ps, o.stopping, o.ksDone)
+	o.wg.Add(4)
+	go o.keyspaceLoop(runCtx, ps, subscribing, o.stopping, o.ksDone)
+	go o.heartbeat(runCtx, ps, o.stopping)
 	go o.streamLoop(runCtx, o.stopping, o.stDone)
 	go func() { // a caller's cancel unblocks the pub/sub read
 		defer o.wg.Done()

@@ -1,0 +1,49 @@
+package observe
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+// EventScan is the KeyNote event of a job hash read by the scan after a
+// keyspace gap.
+const EventScan = "scan"
+
+// rescan reads every job hash of every queue after a keyspace gap and records
+// a "scan" note for each, so that every job that exists after the gap has a
+// read. A key gone or not a hash by the time it is read is skipped. A queue
+// that cannot be scanned gets a keyspace Gap saying so.
+func (o *RedisObserver) rescan(ctx context.Context) {
+	for _, q := range o.queues {
+		err := o.rescanQueue(ctx, q)
+		if err == nil || ctx.Err() != nil {
+			continue
+		}
+		o.rec.AddGap(history.Gap{Source: SourceKeyspace, At: time.Now().UTC(),
+			Detail: fmt.Sprintf("could not scan queue %s's job hashes after a gap: %v", q, err)})
+	}
+}
+
+func (o *RedisObserver) rescanQueue(ctx context.Context, q string) error {
+	base := o.base(q)
+	keys, err := scanJobKeys(ctx, o.rdb, base)
+	if err != nil {
+		return err
+	}
+	for _, key := range keys {
+		h, ok, err := readJobHash(ctx, o.rdb, key)
+		if err != nil {
+			return err
+		}
+		id, isJob := jobIDFromKey(base, key)
+		if !ok || !isJob {
+			continue
+		}
+		o.rec.AddKey(history.KeyNote{Queue: q, JobID: id, Event: EventScan,
+			DataJobID: h.DataJobID, Data: h.Data, Opts: h.Opts, At: time.Now().UTC()})
+	}
+	return nil
+}
