@@ -214,7 +214,6 @@ func dedupeHorizon() runner.Scenario {
 func redisRestart() runner.Scenario {
 	s := base("redis-restart", "Redis is killed and restarted on the same port mid-load (with persistence)", 2, 500)
 	s.Needs = []runner.Needs{runner.NeedServerCtl}
-	s.Waived = map[string]string{"I9": "the restart drops the keyspace observer's connection, so a rewrite in that second could go unseen; every other scenario checks I9"}
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		if err := n.Sleep(ctx, time.Second); err != nil {
 			return err

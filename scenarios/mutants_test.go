@@ -137,8 +137,8 @@ func mutantScenario(t *testing.T, name string) variant {
 // crashTwice is s without a consumer, crashing two instances at point (on
 // their 1st to 3rd pass) instead of crash-window's eight.
 func crashTwice(s runner.Scenario, name, point, desc string) runner.Scenario {
-	s.Name, s.Description, s.Consumer, s.Events = name, desc, false, 300
-	s.Params = map[string]string{"instances": fmt.Sprint(s.Instances), "events": "300", "crashes": "2", "point": point}
+	s.Name, s.Description, s.Consumer, s.Events = name, desc, false, 400
+	s.Params = map[string]string{"instances": fmt.Sprint(s.Instances), "events": "400", "crashes": "2", "point": point}
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		for i := 0; i < 2; i++ {
 			if err := n.CrashAt(ctx, n.Pick(), point, 1+n.Rand().Intn(3), 5*time.Second); err != nil {
