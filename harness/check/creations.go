@@ -8,10 +8,6 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
-// pairWindow is how far apart a stream "added" entry and a keyspace "new"
-// note of the same BullMQ id may be and still be one creation seen twice.
-const pairWindow = 2 * time.Second
-
 // bullKey names one BullMQ job: its queue and its BullMQ id.
 type bullKey struct{ Queue, ID string }
 
@@ -36,8 +32,8 @@ type creationSet struct {
 }
 
 // findCreations pairs the stream's "added" entries with the keyspace's "new"
-// notes per BullMQ job (the same creation shows in both, within pairWindow,
-// in time order), then matches each creation to ai_jobs rows. A "new" note
+// notes per BullMQ job (the same creation shows in both, in the same order),
+// then matches each creation to ai_jobs rows. A "new" note
 // whose hash was already gone when read (no data) is weak: a worker that pops
 // an id without a hash also creates one. A weak note only counts on its own
 // when the queue's stream had a gap, so it might be the only trace.
@@ -105,31 +101,34 @@ func unionKeys(adds map[bullKey][]history.StreamEntry, news map[bullKey][]histor
 	return keys
 }
 
+// pairCreations pairs a job key's stream "added" entries with its keyspace
+// "new" notes in order: both sources see the same sequence of creations of
+// one key (a key is created again only after it was deleted), so the i-th of
+// one is the i-th of the other however late an observer read it. Whatever is
+// left over on either side is a creation the other source missed. A weak note
+// takes part only when the queue's stream had a gap.
 func pairCreations(ix *index, k bullKey, adds []history.StreamEntry, news []history.KeyNote) []creation {
 	sort.SliceStable(adds, func(i, j int) bool { return adds[i].At.Before(adds[j].At) })
-	sort.SliceStable(news, func(i, j int) bool { return news[i].At.Before(news[j].At) })
-	used := make([]bool, len(news))
+	var notes []history.KeyNote
+	for _, n := range news {
+		if strongNote(n) || ix.streamBlind(k.Queue) {
+			notes = append(notes, n)
+		}
+	}
+	sort.SliceStable(notes, func(i, j int) bool { return notes[i].At.Before(notes[j].At) })
 	var out []creation
-	for i := range adds {
-		c := creation{Queue: k.Queue, BullID: k.ID, At: adds[i].At, Stream: &adds[i]}
-		for j := range news {
-			if !used[j] && absDur(news[j].At.Sub(adds[i].At)) <= pairWindow {
-				used[j] = true
-				c.Key = &news[j]
-				c.Data = noteData(news[j])
-				if news[j].At.Before(c.At) {
-					c.At = news[j].At
-				}
-				break
+	for i := 0; i < len(adds) || i < len(notes); i++ {
+		c := creation{Queue: k.Queue, BullID: k.ID}
+		if i < len(adds) {
+			c.Stream, c.At = &adds[i], adds[i].At
+		}
+		if i < len(notes) {
+			c.Key, c.Data = &notes[i], noteData(notes[i])
+			if c.Stream == nil || notes[i].At.Before(c.At) {
+				c.At = notes[i].At
 			}
 		}
 		out = append(out, c)
-	}
-	for j := range news {
-		if used[j] || (!strongNote(news[j]) && !ix.streamBlind(k.Queue)) {
-			continue
-		}
-		out = append(out, creation{Queue: k.Queue, BullID: k.ID, At: news[j].At, Key: &news[j], Data: noteData(news[j])})
 	}
 	return out
 }

@@ -141,6 +141,11 @@ func (ix *index) walkLifetimes(k bullKey, items []lifeItem) []lifetime {
 	return out
 }
 
+// pairWindow is how far apart the two observers' views of one creation
+// (stream "added", keyspace "new") may be for a lifetime to join them, and how
+// near a stream gap must be to a keyspace gap to blind I9 together.
+const pairWindow = 2 * time.Second
+
 // pairs tells whether creation item it is the other source's view of the
 // creation that opened l.
 func (l *lifetime) pairs(it lifeItem) bool {

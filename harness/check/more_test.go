@@ -126,3 +126,23 @@ func TestJobChangesSeenElsewhere(t *testing.T) {
 	require.Equal(t, Unknown, r.Verdict)
 	require.Contains(t, r.Reason, "had no earlier read")
 }
+
+// A loaded keyspace observer may read a new job seconds after the stream
+// shows its add: one creation seen late, not two.
+func TestLateKeyspaceNoteIsTheSameCreation(t *testing.T) {
+	run := oneEvent().add("ai-default", "j-1", "j-1", 150).publish(1, 200).finish(300, 12000, true)
+	for i := range run.Keys {
+		if run.Keys[i].Event == "new" {
+			run.Keys[i].At = ms(4150)
+		}
+	}
+	require.Equal(t, Pass, CheckDuplicates(run).Verdict, CheckDuplicates(run).Violations)
+	// A second add after the job hash was deleted is a second creation, in
+	// both sources, however late either reads it.
+	run = oneEvent().add("ai-default", "j-1", "j-1", 150).publish(1, 200).finish(300, 12000, true)
+	run.Keys = append(run.Keys,
+		history.KeyNote{Queue: "ai-default", JobID: "j-1", Event: "del", At: ms(1000)},
+		history.KeyNote{Queue: "ai-default", JobID: "j-1", Event: "new", DataJobID: "j-1", Data: `{"jobId":"j-1"}`, At: ms(9000)})
+	run.Stream = append(run.Stream, history.StreamEntry{Queue: "ai-default", ID: "x", At: ms(2000), Event: "added", JobID: "j-1"})
+	require.Equal(t, Fail, CheckDuplicates(run).Verdict)
+}
