@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -19,7 +20,7 @@ var mostlyValid = workload.Mix{Valid: 90, UnknownType: 2, MissingJob: 2, QueueDe
 // All returns the catalog in a stable order.
 func All() []runner.Scenario {
 	list := []runner.Scenario{
-		baseline(), crashWindow(), contention(), leaseExpiry(), zombie(),
+		baseline(), crashWindow(), crashPoints(), contention(), leaseExpiry(), zombie(),
 		redisLatency(), redisOutage(), mysqlLatency(), mysqlOutage(),
 		lostReplyRedis(), lostReplyMySQLCommit(), poison(), gracefulShutdown(),
 		dedupeHorizon(), redisRestart(),
@@ -83,6 +84,29 @@ func crashWindow() runner.Scenario {
 	return s
 }
 
+// crashPoints crashes instances at every named point of the protocol in
+// turn: after the claim, after the add, inside the finalize before COMMIT,
+// and right after the COMMIT.
+func crashPoints() runner.Scenario {
+	s := base("crash-points", "SIGKILL at each crash point in turn (after-claim, after-enqueue, before- and after-finalize-commit), twice", 3, 800)
+	s.Rate = 100
+	s.Needs = []runner.Needs{runner.NeedCrashPoints}
+	s.ConsumerLeavesRows = true
+	points := []string{"after-claim", "after-enqueue", "before-finalize-commit", "after-finalize-commit"}
+	s.Params["points"] = strings.Join(points, ",")
+	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+		for round := 0; round < 2; round++ {
+			for _, p := range points {
+				if err := n.CrashAt(ctx, n.Pick(), p, 1+n.Rand().Intn(2), 5*time.Second); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return s
+}
+
 func contention() runner.Scenario {
 	s := base("contention", "six instances on one table at full speed: no event claimed twice", 6, 3000)
 	s.Rate = 0
@@ -105,21 +129,42 @@ func leaseExpiry() runner.Scenario {
 	return s
 }
 
+// zombie pauses owners past their lease at the worst places: right after an
+// add (d1), and inside a finalize holding its row locks (d2). Others recover
+// and finalize the claims meanwhile; the sleepers wake and must be fenced
+// out. A dispatcher without crash points is paused from outside (SIGSTOP).
 func zombie() runner.Scenario {
-	s := base("zombie", "an instance is paused past its lease, another takes over, the zombie wakes and must be fenced out", 3, 500)
+	s := base("zombie", "owners pause past their lease after an add and inside a finalize; others take over; the zombies must be fenced out", 3, 800)
+	s.Rate = 100
+	lease := s.Tuning.Lease.D()
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
-		lease := s.Tuning.Lease.D()
-		for i := 0; i < 3; i++ {
-			if err := n.Pause(ctx, n.Pick(), lease*2+lease/2); err != nil {
-				return err
-			}
-			if err := n.Sleep(ctx, 300*time.Millisecond); err != nil {
-				return err
-			}
+		if n.HasCrashPoints() {
+			return both(ctx,
+				func(ctx context.Context) error {
+					return n.PauseAt(ctx, "d1", "after-enqueue", 2, lease*5/2, lease)
+				},
+				func(ctx context.Context) error {
+					return n.PauseAt(ctx, "d2", "before-finalize-commit", 2, lease*3/2, lease)
+				})
 		}
-		return nil
+		return both(ctx,
+			func(ctx context.Context) error { return n.Pause(ctx, "d1", lease*5/2) },
+			func(ctx context.Context) error {
+				if err := n.Sleep(ctx, lease/2); err != nil {
+					return err
+				}
+				return n.Pause(ctx, "d2", lease*3/2)
+			})
 	}
 	return s
+}
+
+// both runs two schedule steps at once and returns the first error.
+func both(ctx context.Context, a, b func(context.Context) error) error {
+	errs := make(chan error, 2)
+	go func() { errs <- a(ctx) }()
+	go func() { errs <- b(ctx) }()
+	return errors.Join(<-errs, <-errs)
 }
 
 func networkOnce(dep string, f faultproxy.Fault, d time.Duration, perSlot bool) func(context.Context, *runner.Nemesis) error {
@@ -148,6 +193,10 @@ func redisLatency() runner.Scenario {
 func redisOutage() runner.Scenario {
 	s := base("redis-outage", "Redis unreachable for 6 s, longer than the retry budget: backoff grows, events in flight end failed at max attempts", 2, 400)
 	s.Tuning.MaxAttempts = 4
+	// Every add waits out the publish timeout while Redis is down (the
+	// client retries refused dials until its deadline): keep it short so
+	// events reach max attempts inside the outage.
+	s.Tuning.PublishTimeout = history.Duration(200 * time.Millisecond)
 	s.Tuning.BackoffBase = history.Duration(100 * time.Millisecond)
 	s.Tuning.BackoffMax = history.Duration(time.Second)
 	s.Waived = map[string]string{"I2": "the outage is longer than the retry budget on purpose: events claimed during it must end failed (I7), not published"}

@@ -35,6 +35,10 @@ type Nemesis struct {
 // Rand is the run's seeded randomness, for schedule choices.
 func (n *Nemesis) Rand() *rand.Rand { return n.rng }
 
+// HasCrashPoints says whether the adapter exposes crash points, so a
+// schedule can pause or crash at an exact place instead of from outside.
+func (n *Nemesis) HasCrashPoints() bool { return n.caps.CrashPoints }
+
 // Slots lists the instance slots ("d1", "d2", ...).
 func (n *Nemesis) Slots() []string { return append([]string(nil), n.slots...) }
 
@@ -130,6 +134,34 @@ func (n *Nemesis) CrashAt(ctx context.Context, slot, point string, nth int, dead
 		}
 	}
 	return n.start(ctx, slot, n.slotEnv[slot])
+}
+
+// PauseAt restarts the slot with a failpoint that makes it sleep for d at
+// the named point on its nth hit (a pause at an exact place in its protocol,
+// past its lease when d is longer), and keeps the schedule here until the
+// sleeper has had time to wake and finish: d plus a lease. The fault window
+// covers that span. It needs an adapter with crash points.
+func (n *Nemesis) PauseAt(ctx context.Context, slot, point string, nth int, d, settle time.Duration) error {
+	if !n.caps.CrashPoints {
+		return fmt.Errorf("pause at %s: the adapter exposes no crash points", point)
+	}
+	vars, err := supervisor.FailpointVars(n.rng.Int63(), supervisor.SleepAt(point, d).OnNth(nth))
+	if err != nil {
+		return fmt.Errorf("pause at %s: %w", point, err)
+	}
+	end := n.window("pause-at", slot, map[string]string{"point": point, "nth": fmt.Sprint(nth), "for": d.String()})
+	defer end()
+	env := cloneEnv(n.slotEnv[slot])
+	for k, v := range vars {
+		env[k] = v
+	}
+	if err := n.sup.Kill(slot); err != nil {
+		return fmt.Errorf("pause at %s: stop %s: %w", point, slot, err)
+	}
+	if err := n.start(ctx, slot, env); err != nil {
+		return err
+	}
+	return n.Sleep(ctx, d+settle)
 }
 
 func (n *Nemesis) waitCrash(ctx context.Context, slot string, deadline time.Duration) bool {

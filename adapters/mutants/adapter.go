@@ -1,0 +1,99 @@
+package mutants
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/outboxchaos/outboxchaos/adapters/mutants/dispatcher"
+	refadapter "github.com/outboxchaos/outboxchaos/adapters/reference"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+)
+
+// Package is the mutant dispatcher's main package. Every mutant and mode
+// runs the same binary, built once per work directory.
+const Package = "github.com/outboxchaos/outboxchaos/adapters/mutants/cmd/mutant"
+
+// Adapter returns the adapter of the named mutant: the reference adapter's
+// build and contract, with OUTBOXCHAOS_MUTANT set for every instance.
+func Adapter(name string) (supervisor.Adapter, error) {
+	if _, err := Lookup(name); err != nil {
+		return nil, err
+	}
+	return newAdapter("mutant-"+name, dispatcher.EnvMutant, name, supervisor.TuningVariables())
+}
+
+// BaseAdapter returns the adapter of the correct base dispatcher (no bug):
+// the control that proves a mutant's failure is its bug's.
+func BaseAdapter() (supervisor.Adapter, error) {
+	return newAdapter("mutant-base", "", "", supervisor.TuningVariables())
+}
+
+// ModeAdapter returns the adapter of a comparison mode (Modes). It does not
+// declare OUTBOX_POLL_INTERVAL and OUTBOX_BATCH_SIZE: the mode fixes them.
+func ModeAdapter(mode string) (supervisor.Adapter, error) {
+	var names []string
+	for _, m := range Modes() {
+		if m.Name == mode {
+			var tuning []string
+			for _, v := range supervisor.TuningVariables() {
+				if v != "OUTBOX_POLL_INTERVAL" && v != "OUTBOX_BATCH_SIZE" {
+					tuning = append(tuning, v)
+				}
+			}
+			return newAdapter(mode, dispatcher.EnvMode, mode, tuning)
+		}
+		names = append(names, m.Name)
+	}
+	return nil, fmt.Errorf("unknown mode %q: use one of %s", mode, strings.Join(names, ", "))
+}
+
+var _ supervisor.Adapter = (*adapter)(nil)
+
+// adapter is the reference adapter building Package, plus the variable
+// that selects the bug or mode.
+type adapter struct {
+	*refadapter.Adapter
+	name   string
+	envVar string // EnvMutant, EnvMode, or "" for the base
+	value  string
+	tuning []string
+}
+
+func newAdapter(name, envVar, value string, tuning []string) (*adapter, error) {
+	ref, err := refadapter.NewWithOptions(refadapter.Options{Name: name, Package: Package})
+	if err != nil {
+		return nil, fmt.Errorf("mutant adapter %s: %w", name, err)
+	}
+	return &adapter{Adapter: ref, name: name, envVar: envVar, value: value, tuning: tuning}, nil
+}
+
+// Name is the dispatcher's name in reports: "mutant-<name>", "mutant-base"
+// or the mode's name.
+func (a *adapter) Name() string { return a.name }
+
+// Capabilities: the tuning it honours, crash points and a graceful SIGTERM.
+func (a *adapter) Capabilities() supervisor.Capabilities {
+	return supervisor.Capabilities{Tuning: append([]string(nil), a.tuning...), CrashPoints: true, GracefulTerm: true}
+}
+
+// Spec is the reference adapter's, with the harness's own selection
+// variables removed and this adapter's set.
+func (a *adapter) Spec(inst supervisor.Instance) (supervisor.Spec, error) {
+	spec, err := a.Adapter.Spec(inst)
+	if err != nil {
+		return spec, err
+	}
+	var env []string
+	for _, kv := range spec.Env {
+		if !strings.HasPrefix(kv, dispatcher.EnvMutant+"=") && !strings.HasPrefix(kv, dispatcher.EnvMode+"=") {
+			env = append(env, kv)
+		}
+	}
+	if a.envVar != "" {
+		env = append(env, a.envVar+"="+a.value)
+	}
+	sort.Strings(env)
+	spec.Env = env
+	return spec, nil
+}

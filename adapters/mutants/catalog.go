@@ -1,0 +1,70 @@
+package mutants
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/outboxchaos/outboxchaos/adapters/mutants/dispatcher"
+)
+
+// Mutant is one broken dispatcher: the base with exactly one bug, the
+// invariant that must catch it, and the scenario that catches it.
+type Mutant struct {
+	Name      string // the OUTBOXCHAOS_MUTANT value
+	Bug       string // the one deviation from the base, and how it shows
+	Invariant string // "I1".."I9"
+	Scenario  string // the scenario whose run must fail that invariant
+}
+
+// Catalog returns every mutant, in a stable order.
+func Catalog() []Mutant {
+	return []Mutant{
+		{dispatcher.BugSelectThenUpdate, "claims with a plain SELECT, then UPDATEs by id with no row lock and no status guard: two instances read the same pending rows and both take them", "I5", "contention"},
+		{dispatcher.BugNoJobID, "adds without a custom jobId, so BullMQ names the job from its id counter (data is still {\"jobId\": id}): the re-add after a crash creates a second job", "I1", "crash-window"},
+		{dispatcher.BugMarkBeforeEnqueue, "marks the event published and its job queued BEFORE the add: a crash in between (after-finalize-commit) leaves it published with no BullMQ job", "I3", "crash-points"},
+		{dispatcher.BugNoLeaseRecovery, "never returns expired claims to pending: a dead instance's claims stay processing forever", "I8", "lease-expiry"},
+		{dispatcher.BugUnfencedFinalize, "finalizes WHERE id IN (...) with no status or token guard: an owner paused past its lease overwrites the row another instance re-claimed and finalized", "I5", "zombie"},
+		{dispatcher.BugRecoveryOverwritesFinalized, "recovery SELECTs expired ids, then UPDATEs them by id without checking the status again: a row its owner finalized in between goes back to pending", "I5", "zombie"},
+		{dispatcher.BugPoisonAsTransient, "treats permanent failures (unknown type, missing job, queue not allowed, illegal jobId) as transient: back to pending with backoff until max attempts", "I4", "poison"},
+		{dispatcher.BugNoBackoff, "returns a transient failure to pending with available_at = NOW(6): no backoff, retries as fast as it polls", "I6", "redis-outage"},
+		{dispatcher.BugUnboundedAttempts, "never fails an event at max attempts: a transient failure is retried with backoff forever", "I7", "redis-outage"},
+		{dispatcher.BugPushWithoutCheck, "adds by HSET and LPUSH with no existence check and no stream events: the re-add after a crash pushes the id on wait a second time", "I1", "crash-window"},
+		{dispatcher.BugOverwriteJobData, "HSETs data and opts over a job that already exists (its data names the dispatching instance): the re-add after a crash rewrites the job", "I9", "crash-window"},
+		{dispatcher.BugPublishedNotQueued, "marks the event published but never moves its job created -> queued", "I3", "crash-window"},
+		{dispatcher.BugGlobalLock, "trusts a Redis dispatch lock (SET NX PX lease, token-checked release) as its only exclusion: no row locks, no per-row lease, no fenced finalize, and the holder adopts every processing row; a holder paused past the lock's TTL overlaps the next one and overwrites what it finalized", "I5", "zombie"},
+	}
+}
+
+// Names lists the mutant names, in catalog order.
+func Names() []string {
+	var out []string
+	for _, m := range Catalog() {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+// Lookup returns the named mutant, or an error listing the names there are.
+func Lookup(name string) (Mutant, error) {
+	for _, m := range Catalog() {
+		if m.Name == name {
+			return m, nil
+		}
+	}
+	return Mutant{}, fmt.Errorf("unknown mutant %q: use one of %s", name, strings.Join(Names(), ", "))
+}
+
+// Mode is a comparison design of the base: correct, just slow. Benchmarks
+// run it beside the reference.
+type Mode struct {
+	Name   string // the OUTBOXCHAOS_MODE value
+	Design string
+}
+
+// Modes returns the comparison designs.
+func Modes() []Mode {
+	return []Mode{
+		{dispatcher.ModeNestSingle, "the NestJS seed: one event per compare-and-set claim transaction, polling every 5 s when idle (ignores OUTBOX_POLL_INTERVAL and OUTBOX_BATCH_SIZE)"},
+		{dispatcher.ModeGlobalLockBatch20, "the queue-constants seed: a Redis dispatch lock per 1 s tick, one batch of 20 per tick (ignores OUTBOX_POLL_INTERVAL and OUTBOX_BATCH_SIZE)"},
+	}
+}

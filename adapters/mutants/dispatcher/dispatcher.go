@@ -1,0 +1,162 @@
+package dispatcher
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/outboxchaos/outboxchaos/reference"
+	"github.com/outboxchaos/outboxchaos/reference/bullmq"
+	"github.com/outboxchaos/outboxchaos/reference/failpoint"
+)
+
+// Dispatcher is the base dispatcher with at most one bug (or a comparison
+// mode). Create it with New and drive it with Run, or step by step with Poll.
+type Dispatcher struct {
+	cfg      Config
+	flow     flow
+	db       *sql.DB
+	rdb      redis.UniversalClient
+	producer *bullmq.Producer
+	fp       *failpoint.Set
+	log      *slog.Logger
+	queues   map[string]bool
+	lock     *dispatchLock // nil unless the flow takes the Redis dispatch lock
+	owned    []func() error
+
+	jitterMu sync.Mutex
+	jitter   *rand.Rand
+
+	lastRecover time.Time // loop-local: when recovery last ran
+}
+
+// Option supplies a dependency instead of the one built from Config.
+type Option func(*Dispatcher)
+
+// WithDB uses db (open it with reference.OpenMySQL: READ COMMITTED matters).
+// The caller closes it.
+func WithDB(db *sql.DB) Option { return func(d *Dispatcher) { d.db = db } }
+
+// WithRedis uses rdb; the caller closes it.
+func WithRedis(rdb redis.UniversalClient) Option { return func(d *Dispatcher) { d.rdb = rdb } }
+
+// WithLogger replaces the text-to-stderr logger.
+func WithLogger(l *slog.Logger) Option { return func(d *Dispatcher) { d.log = l } }
+
+// WithFailpoints replaces the failpoints parsed from OUTBOX_FAILPOINTS.
+func WithFailpoints(s *failpoint.Set) Option { return func(d *Dispatcher) { d.fp = s } }
+
+// New validates cfg and builds a dispatcher. It does not contact MySQL or
+// Redis.
+func New(cfg Config, opts ...Option) (*Dispatcher, error) {
+	cfg.Config = cfg.Config.WithDerived()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	f, err := flowFor(cfg.Bug, cfg.Mode)
+	if err != nil {
+		return nil, err
+	}
+	d := &Dispatcher{cfg: cfg, flow: f, queues: map[string]bool{}, jitter: rand.New(rand.NewSource(time.Now().UnixNano()))}
+	for _, q := range cfg.Queues {
+		d.queues[q] = true
+	}
+	if d.fp, err = failpoint.Parse(cfg.Failpoints, cfg.FailpointSeed); err != nil {
+		return nil, fmt.Errorf("new dispatcher: %w", err)
+	}
+	for _, o := range opts {
+		o(d)
+	}
+	if err := d.connect(); err != nil {
+		_ = d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// connect fills in what the options did not supply.
+func (d *Dispatcher) connect() error {
+	if d.log == nil {
+		d.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: d.cfg.LogLevel}))
+	}
+	d.log = d.log.With("instance", d.cfg.InstanceID, "flow", d.cfg.Name())
+	if d.db == nil {
+		db, err := reference.OpenMySQL(d.cfg.MySQLDSN)
+		if err != nil {
+			return err
+		}
+		d.db = db
+		d.owned = append(d.owned, db.Close)
+	}
+	if d.rdb == nil {
+		rdb, err := reference.OpenRedis(d.cfg.RedisURL, d.cfg.PublishTimeout)
+		if err != nil {
+			return err
+		}
+		d.rdb = rdb
+		d.owned = append(d.owned, rdb.Close)
+	}
+	p, err := bullmq.NewProducer(d.rdb, bullmq.Options{Prefix: d.cfg.BullPrefix, DedupeHorizon: d.cfg.DedupeHorizon})
+	if err != nil {
+		return fmt.Errorf("new dispatcher: %w", err)
+	}
+	d.producer = p
+	if d.flow.tickLock || d.flow.exclusion == exclusionRedisLockOnly {
+		d.lock = newDispatchLock(d.rdb, d.cfg.BullPrefix, d.cfg.Lease)
+	}
+	return nil
+}
+
+// Close closes the connections New opened itself. It is idempotent.
+func (d *Dispatcher) Close() error {
+	var errs []error
+	for i := len(d.owned) - 1; i >= 0; i-- {
+		errs = append(errs, d.owned[i]())
+	}
+	d.owned = nil
+	return errors.Join(errs...)
+}
+
+// batchSize and pollInterval are the mode's fixed values or the contract's.
+func (d *Dispatcher) batchSize() int {
+	if d.flow.batchSize > 0 {
+		return d.flow.batchSize
+	}
+	return d.cfg.BatchSize
+}
+
+func (d *Dispatcher) pollInterval() time.Duration {
+	if d.flow.pollInterval > 0 {
+		return d.flow.pollInterval
+	}
+	return d.cfg.PollInterval
+}
+
+// opContext bounds one claim, recovery or release by the lease.
+func (d *Dispatcher) opContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, d.cfg.Lease)
+}
+
+// inTx runs fn in one transaction and commits it; any error rolls back.
+func (d *Dispatcher) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}

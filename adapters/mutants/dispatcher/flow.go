@@ -1,0 +1,182 @@
+package dispatcher
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Bug names: the values of OUTBOXCHAOS_MUTANT. Each one changes exactly one
+// field of the base flow (see bugs below and doc.go).
+const (
+	BugSelectThenUpdate            = "select-then-update"
+	BugNoJobID                     = "no-jobid"
+	BugMarkBeforeEnqueue           = "mark-before-enqueue"
+	BugNoLeaseRecovery             = "no-lease-recovery"
+	BugUnfencedFinalize            = "unfenced-finalize"
+	BugRecoveryOverwritesFinalized = "recovery-overwrites-finalized"
+	BugPoisonAsTransient           = "poison-as-transient"
+	BugNoBackoff                   = "no-backoff"
+	BugUnboundedAttempts           = "unbounded-attempts"
+	BugPushWithoutCheck            = "push-without-check"
+	BugOverwriteJobData            = "overwrite-job-data"
+	BugPublishedNotQueued          = "published-not-queued"
+	BugGlobalLock                  = "global-lock"
+)
+
+// Mode names: the values of OUTBOXCHAOS_MODE. A mode is a correct but slow
+// design from a seed, for benchmarks; it is not a bug.
+const (
+	ModeNestSingle        = "nest-single"
+	ModeGlobalLockBatch20 = "global-lock-batch20"
+)
+
+// exclusionKind is what keeps two instances off one event.
+type exclusionKind int
+
+const (
+	// exclusionRowLeases: row locks at the claim, a lease per row, and
+	// writes fenced by the claim's token (the base).
+	exclusionRowLeases exclusionKind = iota
+	// exclusionRedisLockOnly: a Redis dispatch lock is trusted as the only
+	// exclusion, so claims and finalizes carry no row guard, rows get no
+	// lease, and the lock holder adopts every processing row as a dead
+	// holder's leftover (global-lock).
+	exclusionRedisLockOnly
+)
+
+// claimKind is how due events are taken.
+type claimKind int
+
+const (
+	claimSkipLocked       claimKind = iota // SELECT ... FOR UPDATE SKIP LOCKED, guarded UPDATE (base)
+	claimSelectThenUpdate                  // plain SELECT, UPDATE by id with no status guard (bug)
+	claimCompareAndSet                     // one row per transaction, UPDATE ... AND status = 'pending' (nest-single)
+)
+
+// recoveryKind is how expired claims return to pending.
+type recoveryKind int
+
+const (
+	recoveryGuarded         recoveryKind = iota // one UPDATE guarded by status and expiry (base)
+	recoveryNone                                // never (bug)
+	recoverySelectThenReset                     // SELECT expired ids, UPDATE by id with no guard (bug)
+)
+
+// addKind is how a job is written to BullMQ.
+type addKind int
+
+const (
+	addProducer  addKind = iota // reference/bullmq: jobId = ai_jobs.id, a no-op when it exists (base)
+	addNumericID                // no custom jobId: BullMQ's INCR counter names the job (bug)
+	addBlindPush                // HSET and LPUSH with no existence check and no events (bug)
+	addOverwrite                // the producer, then HSET data and opts over an existing job (bug)
+)
+
+// flow is every behaviour a bug or a mode may change. The base is
+// baseFlow(); a bug changes exactly one field (TestEachBugChangesOneField).
+type flow struct {
+	exclusion   exclusionKind
+	claim       claimKind
+	recovery    recoveryKind
+	add         addKind
+	addFirst    bool // the add comes before the finalize (false: mark-before-enqueue)
+	fenced      bool // finalize writes only rows still ours (false: unfenced-finalize)
+	queueJobs   bool // finalize moves the job created -> queued (false: published-not-queued)
+	backoff     bool // a transient failure pushes available_at out (false: no-backoff)
+	failAtMax   bool // a transient failure at max attempts fails (false: unbounded-attempts)
+	poisonFails bool // a permanent failure fails at once (false: poison-as-transient)
+
+	// Comparison modes; zero values mean the contract's configuration.
+	tickLock     bool          // take the Redis dispatch lock for each tick, one batch per tick
+	pollInterval time.Duration // fixed poll interval instead of OUTBOX_POLL_INTERVAL
+	batchSize    int           // fixed batch size instead of OUTBOX_BATCH_SIZE
+}
+
+// baseFlow is the correct dispatcher.
+func baseFlow() flow {
+	return flow{
+		exclusion: exclusionRowLeases, claim: claimSkipLocked, recovery: recoveryGuarded, add: addProducer,
+		addFirst: true, fenced: true, queueJobs: true, backoff: true, failAtMax: true, poisonFails: true,
+	}
+}
+
+type deviation struct {
+	name  string
+	apply func(*flow)
+}
+
+// bugs lists every bug with its one change to the base, in catalog order.
+var bugs = []deviation{
+	{BugSelectThenUpdate, func(f *flow) { f.claim = claimSelectThenUpdate }},
+	{BugNoJobID, func(f *flow) { f.add = addNumericID }},
+	{BugMarkBeforeEnqueue, func(f *flow) { f.addFirst = false }},
+	{BugNoLeaseRecovery, func(f *flow) { f.recovery = recoveryNone }},
+	{BugUnfencedFinalize, func(f *flow) { f.fenced = false }},
+	{BugRecoveryOverwritesFinalized, func(f *flow) { f.recovery = recoverySelectThenReset }},
+	{BugPoisonAsTransient, func(f *flow) { f.poisonFails = false }},
+	{BugNoBackoff, func(f *flow) { f.backoff = false }},
+	{BugUnboundedAttempts, func(f *flow) { f.failAtMax = false }},
+	{BugPushWithoutCheck, func(f *flow) { f.add = addBlindPush }},
+	{BugOverwriteJobData, func(f *flow) { f.add = addOverwrite }},
+	{BugPublishedNotQueued, func(f *flow) { f.queueJobs = false }},
+	{BugGlobalLock, func(f *flow) { f.exclusion = exclusionRedisLockOnly }},
+}
+
+// modes lists the comparison designs.
+var modes = []deviation{
+	// The NestJS seed: a CAS claim of one event per transaction, a 5 s poll.
+	{ModeNestSingle, func(f *flow) {
+		f.claim, f.batchSize, f.pollInterval = claimCompareAndSet, 1, 5*time.Second
+	}},
+	// The queue-constants seed: a Redis dispatch lock per 1 s tick, batch 20.
+	{ModeGlobalLockBatch20, func(f *flow) {
+		f.tickLock, f.batchSize, f.pollInterval = true, 20, time.Second
+	}},
+}
+
+// Bugs returns the bug names, in catalog order.
+func Bugs() []string { return names(bugs) }
+
+// Modes returns the comparison mode names.
+func Modes() []string { return names(modes) }
+
+func names(ds []deviation) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.name
+	}
+	return out
+}
+
+// flowFor returns the flow of a bug or a mode ("" for neither: the base).
+func flowFor(bug, mode string) (flow, error) {
+	f := baseFlow()
+	if bug != "" && mode != "" {
+		return f, fmt.Errorf("%s=%q and %s=%q are both set: a mode is a correct design, give one or the other", EnvMutant, bug, EnvMode, mode)
+	}
+	if bug != "" {
+		d, ok := find(bugs, bug)
+		if !ok {
+			return f, fmt.Errorf("%s=%q: unknown mutant; use one of %s", EnvMutant, bug, strings.Join(Bugs(), ", "))
+		}
+		d.apply(&f)
+	}
+	if mode != "" {
+		d, ok := find(modes, mode)
+		if !ok {
+			return f, fmt.Errorf("%s=%q: unknown mode; use one of %s", EnvMode, mode, strings.Join(Modes(), ", "))
+		}
+		d.apply(&f)
+	}
+	return f, nil
+}
+
+func find(ds []deviation, name string) (deviation, bool) {
+	for _, d := range ds {
+		if d.name == name {
+			return d, true
+		}
+	}
+	return deviation{}, false
+}

@@ -1,0 +1,36 @@
+// Package mutants is the catalog of broken dispatchers that proves the
+// harness's checkers can fail: each mutant is the correct base dispatcher
+// (package adapters/mutants/dispatcher) with EXACTLY ONE known bug, declared
+// with the invariant that must catch it and the scenario that catches it.
+// scenarios/mutants_test.go runs every mutant in its scenario and requires
+// that invariant's verdict to be fail, while the reference and the base pass
+// the same scenarios.
+//
+// Adapter(name) runs a mutant through the harness: it is the reference
+// adapter (adapters/reference) building cmd/mutant once per work directory,
+// with OUTBOXCHAOS_MUTANT=<name> in every instance's environment; it honours
+// every contract tuning variable, has the reference's crash points and stops
+// gracefully on SIGTERM. BaseAdapter runs the base with no bug, the control.
+// ModeAdapter runs a comparison mode: a seed's correct but slow design
+// (Modes), for benchmarks.
+//
+// # Scenarios the catalog names beyond the scenario catalog
+//
+// Some bugs show only in a window a catalog scenario does not open reliably;
+// scenarios/mutants_test.go defines these from catalog entries:
+//
+//   - crash-window-no-consumer: crash-window with two after-enqueue crashes
+//     and no consumer. With a consumer, the job is moved past 'created'
+//     before the crashed claim is recovered, so the re-add never happens and
+//     add bugs stay hidden.
+//   - crash-after-finalize: crash-window crashing at after-finalize-commit.
+//   - baseline-no-consumer: baseline without a consumer, whose worker would
+//     otherwise move a 'created' job on and hide a missing created -> queued.
+//   - pause-after-enqueue: instance d1 sleeps 2.5 leases at after-enqueue on
+//     its 2nd batch (OUTBOX_FAILPOINTS): its claim is recovered and finalized
+//     by another instance, then it wakes and finalizes.
+//   - pause-in-finalize: instance d1 sleeps 1.5 leases at
+//     before-finalize-commit on its 2nd batch, holding the finalize's row
+//     locks past its lease, so a recovery reads the rows as expired and its
+//     write lands after the finalize commits.
+package mutants
