@@ -3,6 +3,7 @@ package observe
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
@@ -18,12 +19,33 @@ const EventScan = "scan"
 // that cannot be scanned gets a keyspace Gap saying so.
 func (o *RedisObserver) rescan(ctx context.Context) {
 	for _, q := range o.queues {
-		err := o.rescanQueue(ctx, q)
+		err := o.rescanRetrying(ctx, q)
 		if err == nil || ctx.Err() != nil {
 			continue
 		}
 		o.rec.AddGap(history.Gap{Source: SourceKeyspace, At: time.Now().UTC(),
 			Detail: fmt.Sprintf("could not scan queue %s's job hashes after a gap: %v", q, err)})
+	}
+}
+
+// rescanLoading bounds how long a rescan waits for a restarted Redis that
+// is still loading its dataset (it answers LOADING until then).
+const rescanLoading = 60 * time.Second
+
+// rescanRetrying scans q, retrying while Redis is still loading its data
+// after a restart: a scan refused with LOADING is not a gap yet.
+func (o *RedisObserver) rescanRetrying(ctx context.Context, q string) error {
+	deadline := time.Now().Add(rescanLoading)
+	for {
+		err := o.rescanQueue(ctx, q)
+		if err == nil || !strings.Contains(err.Error(), "LOADING") || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
 
