@@ -5,17 +5,20 @@ import (
 	"strings"
 
 	"github.com/outboxchaos/outboxchaos/adapters/manifest"
+	"github.com/outboxchaos/outboxchaos/adapters/mutants"
 	refadapter "github.com/outboxchaos/outboxchaos/adapters/reference"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
 
 // Open resolves an --adapter argument: "reference" is the built-in reference
-// dispatcher; a path ending in .yaml or .yml is a manifest (see package
-// manifest).
+// dispatcher; "mutant:NAME" one of the broken dispatchers of package mutants;
+// a path ending in .yaml or .yml is a manifest (see package manifest).
 func Open(name string) (supervisor.Adapter, error) {
 	switch {
 	case name == "" || name == "reference":
 		return refadapter.New(), nil
+	case strings.HasPrefix(name, "mutant:"):
+		return mutants.Adapter(strings.TrimPrefix(name, "mutant:"))
 	case strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml"):
 		a, err := manifest.Load(name)
 		if err != nil {
@@ -23,5 +26,5 @@ func Open(name string) (supervisor.Adapter, error) {
 		}
 		return a, nil
 	}
-	return nil, fmt.Errorf("adapter %q: not known; use \"reference\" or a manifest file (.yaml)", name)
+	return nil, fmt.Errorf("adapter %q: not known; use \"reference\", \"mutant:NAME\" or a manifest file (.yaml)", name)
 }

@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"context"
+	"html"
 	"os"
 	"path/filepath"
 	"testing"
@@ -42,6 +43,7 @@ func TestMutantsAreCaughtByTheirInvariant(t *testing.T) {
 			require.Equal(t, check.Fail, r.Verdict, "mutant %s must fail %s %s in %s: %s (run folder %s)",
 				m.Name, r.ID, r.Name, v.Name, r.Reason, o.Dir)
 			require.NotEmpty(t, r.Violations, "a fail names its counterexample")
+			requireReportExplains(t, o, r)
 			t.Logf("caught: mutant %s, %s (%s), scenario %s, %.1f s: %s",
 				m.Name, r.ID, r.Name, v.Name, time.Since(started).Seconds(), r.Violations[0].Summary)
 		})
@@ -121,4 +123,19 @@ func resultOf(t *testing.T, o runner.Outcome, id string) check.Result {
 	}
 	t.Fatalf("no result for %s among %d results", id, len(o.Results))
 	return check.Result{}
+}
+
+// requireReportExplains checks the run's page: it states the violation in
+// its one plain sentence and draws the event's swimlane, and the JUnit file
+// lists the invariant as a failed test case.
+func requireReportExplains(t *testing.T, o runner.Outcome, r check.Result) {
+	t.Helper()
+	page, err := os.ReadFile(filepath.Join(o.Dir, "index.html"))
+	require.NoError(t, err)
+	require.Contains(t, html.UnescapeString(string(page)), r.Violations[0].Summary)
+	require.Contains(t, string(page), "<svg")
+	junit, err := os.ReadFile(filepath.Join(o.Dir, "junit.xml"))
+	require.NoError(t, err)
+	require.Contains(t, string(junit), r.ID)
+	require.Contains(t, string(junit), "<failure")
 }
