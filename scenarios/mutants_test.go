@@ -22,6 +22,10 @@ import (
 // mutantSeed fixes every run of this file: the schedules' choices replay.
 const mutantSeed = 20261129
 
+// alsoFails lists invariants a mutant must break besides its declared one:
+// claims that are never recovered leave their valid events unpublished.
+var alsoFails = map[string][]string{"no-lease-recovery": {"I2"}}
+
 // The issue "prove the checkers can fail": every mutant of the catalog runs
 // in its declared scenario, and its declared invariant must fail. The
 // reference and the bug-free base pass the same scenarios
@@ -44,6 +48,9 @@ func TestMutantsAreCaughtByTheirInvariant(t *testing.T) {
 				m.Name, r.ID, r.Name, v.Name, r.Reason, o.Dir)
 			require.NotEmpty(t, r.Violations, "a fail names its counterexample")
 			requireReportExplains(t, o, r)
+			for _, id := range alsoFails[m.Name] {
+				require.Equal(t, check.Fail, resultOf(t, o, id).Verdict, "mutant %s must also fail %s", m.Name, id)
+			}
 			t.Logf("caught: mutant %s, %s (%s), scenario %s, %.1f s: %s",
 				m.Name, r.ID, r.Name, v.Name, time.Since(started).Seconds(), r.Violations[0].Summary)
 		})
