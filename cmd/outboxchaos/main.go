@@ -7,6 +7,7 @@
 //	outboxchaos list
 //	outboxchaos report DIR
 //	outboxchaos doctor [--adapter A]
+//	outboxchaos bench [--out DIR] [--quick] [--long]
 //
 // Exit codes: 0 pass, 1 violation, 2 unknown, 3 harness error.
 package main
@@ -27,6 +28,7 @@ commands:
   list                                                                  print the scenario catalog
   report  DIR                                                           re-check a stored run and re-render it
   doctor  [--adapter reference]                                         say which environment will be used
+  bench   [--out DIR] [--quick] [--long]                                throughput and latency beside the seeds' designs
 
 exit codes: 0 pass, 1 violation, 2 unknown, 3 harness error
 `
@@ -46,7 +48,7 @@ func run(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cmds := map[string]func(context.Context, []string) int{
-		"run": cmdRun, "chaos": cmdChaos, "list": cmdList, "report": cmdReport, "doctor": cmdDoctor,
+		"run": cmdRun, "chaos": cmdChaos, "list": cmdList, "report": cmdReport, "doctor": cmdDoctor, "bench": cmdBench,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

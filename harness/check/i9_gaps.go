@@ -42,6 +42,11 @@ func (ix *index) keyspaceWindows() []gapWindow {
 // eventScan is the KeyNote event of the observer's scan after a gap.
 const eventScan = "scan"
 
+// eventReload is the KeyNote event of a job hash a restarted Redis loaded
+// back from its append-only file (same creation stamp): a read, never a
+// creation.
+const eventReload = "reload"
+
 // lifetime is one incarnation of a job hash as the history shows it: from its
 // creation (a stream "added" entry or a keyspace "new" note, one creation
 // when both show it within pairWindow) or, when no creation was seen, its

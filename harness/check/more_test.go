@@ -146,3 +146,13 @@ func TestLateKeyspaceNoteIsTheSameCreation(t *testing.T) {
 	run.Stream = append(run.Stream, history.StreamEntry{Queue: "ai-default", ID: "x", At: ms(2000), Event: "added", JobID: "j-1"})
 	require.Equal(t, Fail, CheckDuplicates(run).Verdict)
 }
+
+// A restarted Redis replaying its append-only file notifies "new" for jobs
+// that already existed; the observer records those as "reload" reads.
+func TestReloadedJobIsNotASecondCreation(t *testing.T) {
+	run := oneEvent().add("ai-default", "j-1", "j-1", 150).publish(1, 200).finish(300, 12000, true)
+	run.Keys = append(run.Keys, history.KeyNote{Queue: "ai-default", JobID: "j-1", Event: eventReload,
+		DataJobID: "j-1", Data: `{"jobId":"j-1"}`, At: ms(5000)})
+	require.Equal(t, Pass, CheckDuplicates(run).Verdict)
+	require.Equal(t, Pass, CheckUntouched(run).Verdict)
+}

@@ -185,6 +185,8 @@ func keyStep(n history.KeyNote) Step {
 		return Step{At: n.At, Source: "redis", Text: fmt.Sprintf("job hash %s appeared (data %s)", key, orGone(n.Data))}
 	case eventScan:
 		return Step{At: n.At, Source: "redis", Text: fmt.Sprintf("job hash %s was read by the observer's scan after a keyspace gap (data %s, opts %s)", key, orGone(n.Data), orGone(n.Opts))}
+	case eventReload:
+		return Step{At: n.At, Source: "redis", Text: fmt.Sprintf("job hash %s was loaded back by the restarted Redis, same creation stamp (data %s)", key, orGone(n.Data))}
 	case "del", "expired", "evicted":
 		return Step{At: n.At, Source: "redis", Text: fmt.Sprintf("job hash %s was deleted (%s)", key, n.Event)}
 	}

@@ -126,15 +126,20 @@ type StreamEntry struct {
 // already). After a keyspace gap (a reconnect, or Start after Stop) the
 // observer scans the job hashes and records a "scan" note for every one that
 // exists: a read, not a write, so every job that outlived the gap has a read
-// after it. I9 compares them.
+// after it. A "new" notification for a job a restarted Redis loaded back from
+// its append-only file (same Stamp as before) is recorded as "reload", also a
+// read. I9 compares them.
 type KeyNote struct {
-	Queue     string    `json:"queue"`
-	JobID     string    `json:"job_id"`
-	Event     string    `json:"event"` // new, hset, hdel, del, scan
-	DataJobID string    `json:"data_job_id,omitempty"`
-	Data      string    `json:"data,omitempty"`
-	Opts      string    `json:"opts,omitempty"`
-	At        time.Time `json:"at"`
+	Queue     string `json:"queue"`
+	JobID     string `json:"job_id"`
+	Event     string `json:"event"` // new, hset, hdel, del, scan, reload
+	DataJobID string `json:"data_job_id,omitempty"`
+	Data      string `json:"data,omitempty"`
+	Opts      string `json:"opts,omitempty"`
+	// Stamp is the hash's timestamp field, written once by the add: the
+	// same job reloaded by a restarted Redis keeps it, a new job gets its own.
+	Stamp string    `json:"stamp,omitempty"`
+	At    time.Time `json:"at"`
 }
 
 // Take is one job a consumer took from a queue.

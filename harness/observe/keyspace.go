@@ -176,7 +176,7 @@ func isCreation(event string) bool {
 func (o *RedisObserver) recordKey(ctx context.Context, q, id, key, event string) {
 	note := history.KeyNote{Queue: q, JobID: id, Event: event, At: time.Now().UTC()}
 	if event != "del" {
-		vals, err := o.rdb.HMGet(ctx, key, "data", "opts").Result()
+		vals, err := o.rdb.HMGet(ctx, key, "data", "opts", "timestamp").Result()
 		switch {
 		case err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE"):
 			return
@@ -184,11 +184,32 @@ func (o *RedisObserver) recordKey(ctx context.Context, q, id, key, event string)
 			o.rec.AddGap(history.Gap{Source: SourceKeyspace, At: note.At,
 				Detail: fmt.Sprintf("could not read job hash %s after %q: %v", key, event, err)})
 		case err == nil:
-			note.Data, note.Opts = str(vals[0]), str(vals[1])
+			note.Data, note.Opts, note.Stamp = str(vals[0]), str(vals[1]), str(vals[2])
 			note.DataJobID = dataJobID(note.Data)
 		}
 	}
+	note.Event = o.restamp(key, note)
 	o.rec.AddKey(note)
+}
+
+// restamp tells a creation from a reload. A Redis restarted with an
+// append-only file replays every write, and with them the "new"
+// notifications of jobs that already existed; such a job comes back with
+// the creation stamp (its hash's timestamp field) it had. A "new" with a
+// stamp already seen for the key is recorded as EventReload, a read.
+func (o *RedisObserver) restamp(key string, note history.KeyNote) string {
+	if note.Stamp == "" || (note.Event != "new" && note.Event != EventScan) {
+		return note.Event
+	}
+	if o.stamps == nil {
+		o.stamps = map[string]string{}
+	}
+	seen := o.stamps[key] == note.Stamp
+	o.stamps[key] = note.Stamp
+	if note.Event == "new" && seen {
+		return EventReload
+	}
+	return note.Event
 }
 
 func str(v any) string {

@@ -52,6 +52,7 @@ type RedisObserver struct {
 	created   map[string]bool // "new" seen, its creating write not yet
 	known     map[string]bool // keys known to exist, without "new" events
 	byPattern map[string]string
+	stamps    map[string]string // job key -> creation stamp last seen (never forgotten)
 
 	// Stream state, owned by the stream goroutine; kept across Stop/Start.
 	streams []*streamState

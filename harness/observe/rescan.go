@@ -13,6 +13,11 @@ import (
 // keyspace gap.
 const EventScan = "scan"
 
+// EventReload is the KeyNote event of a job hash that a restarted Redis
+// loaded back from its append-only file: its "new" notification carried a
+// creation stamp already seen, so it is a read, not a creation.
+const EventReload = "reload"
+
 // rescan reads every job hash of every queue after a keyspace gap and records
 // a "scan" note for each, so that every job that exists after the gap has a
 // read. A key gone or not a hash by the time it is read is skipped. A queue
@@ -64,8 +69,10 @@ func (o *RedisObserver) rescanQueue(ctx context.Context, q string) error {
 		if !ok || !isJob {
 			continue
 		}
-		o.rec.AddKey(history.KeyNote{Queue: q, JobID: id, Event: EventScan,
-			DataJobID: h.DataJobID, Data: h.Data, Opts: h.Opts, At: time.Now().UTC()})
+		note := history.KeyNote{Queue: q, JobID: id, Event: EventScan,
+			DataJobID: h.DataJobID, Data: h.Data, Opts: h.Opts, Stamp: h.Timestamp, At: time.Now().UTC()}
+		o.restamp(key, note)
+		o.rec.AddKey(note)
 	}
 	return nil
 }
