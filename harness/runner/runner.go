@@ -226,7 +226,18 @@ func (r *run) openRedis(ctx context.Context) error {
 	if err := r.rdb.FlushDB(ctx).Err(); err != nil {
 		return fmt.Errorf("flush private redis: %w", err)
 	}
+	compactAOF(ctx, r.rdb)
 	return nil
+}
+
+// compactAOF rewrites a persistent Redis's append-only file after the flush,
+// so a restart in this run replays only this run's writes, quickly. A
+// rewrite already running, or no AOF at all, is fine.
+func compactAOF(ctx context.Context, rdb *redis.Client) {
+	if v, err := rdb.ConfigGet(ctx, "appendonly").Result(); err != nil || v["appendonly"] != "yes" {
+		return
+	}
+	_ = rdb.BgRewriteAOF(ctx).Err()
 }
 
 func (r *run) startRecorder(ctx context.Context) error {
