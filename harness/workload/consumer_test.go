@@ -200,7 +200,7 @@ func TestConsumerConfigErrors(t *testing.T) {
 		"no redis":    {func(c *workload.ConsumerConfig) { c.Redis = nil }, "Redis is nil"},
 		"no db":       {func(c *workload.ConsumerConfig) { c.DB = nil }, "DB is nil"},
 		"no prefix":   {func(c *workload.ConsumerConfig) { c.Prefix = "" }, "Prefix is empty"},
-		"no queues":   {func(c *workload.ConsumerConfig) { c.Queues = nil }, "Queues is empty"},
+		"no queues":   {func(c *workload.ConsumerConfig) { c.Queues = nil }, "no queues; name at least one"},
 		"bad workers": {func(c *workload.ConsumerConfig) { c.Workers = -1 }, "Workers is -1"},
 		"no recorder": {func(c *workload.ConsumerConfig) { c.Recorder = nil }, "Recorder is nil"},
 		"bad schema":  {func(c *workload.ConsumerConfig) { c.Schema.Jobs.Table = "" }, "jobs.table"},

@@ -77,7 +77,7 @@ func (c *ProducerConfig) Validate() error {
 
 func validateQueues(queues []string) error {
 	if len(queues) == 0 {
-		return fmt.Errorf("Queues is empty; name at least one allowed queue")
+		return fmt.Errorf("no queues; name at least one allowed queue")
 	}
 	for _, q := range queues {
 		if strings.TrimSpace(q) == "" || strings.Contains(q, ":") {

@@ -221,7 +221,7 @@ func TestProducerConfigErrors(t *testing.T) {
 		want string
 	}{
 		"no db":          {func(c *workload.ProducerConfig) { c.DB = nil }, "DB is nil"},
-		"no queues":      {func(c *workload.ProducerConfig) { c.Queues = nil }, "Queues is empty"},
+		"no queues":      {func(c *workload.ProducerConfig) { c.Queues = nil }, "no queues; name at least one"},
 		"colon queue":    {func(c *workload.ProducerConfig) { c.Queues = []string{"a:b"} }, "without ':'"},
 		"denied allowed": {func(c *workload.ProducerConfig) { c.DeniedQueue = "ai-bulk" }, "is in the allowlist"},
 		"negative rate":  {func(c *workload.ProducerConfig) { c.Rate = -1 }, "Rate -1"},
