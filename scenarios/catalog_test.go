@@ -1,12 +1,10 @@
 package scenarios_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/scenarios"
 )
 
@@ -43,22 +41,4 @@ func TestScenarioValidationNamesTheProblem(t *testing.T) {
 	s, _ = scenarios.Get("baseline")
 	s.Tuning.BackoffMax = 1
 	require.ErrorContains(t, s.Validate(), "backoff max must be >= backoff base")
-}
-
-func TestSchedulesStopWhenCancelled(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	for _, s := range scenarios.All() {
-		if s.Schedule == nil {
-			continue
-		}
-		// A cancelled context must end a schedule at its first wait,
-		// without touching the (absent) nemesis beyond it.
-		switch s.Name {
-		case "zombie", "graceful-shutdown", "crash-window", "lease-expiry", "dedupe-horizon":
-			continue // their first step acts before waiting
-		}
-		err := s.Schedule(ctx, &runner.Nemesis{})
-		require.ErrorIs(t, err, context.Canceled, s.Name)
-	}
 }
