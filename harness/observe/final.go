@@ -119,7 +119,7 @@ func readJobHash(ctx context.Context, rdb *redis.Client, key string) (history.Jo
 		return history.JobHash{}, false, nil
 	}
 	h := history.JobHash{Name: str(vals[0]), Data: str(vals[1]), Opts: str(vals[2]), Timestamp: str(vals[3])}
-	h.DataJobID = dataJobID(h.Data)
+	h.DataJobID = history.DataJobID(h.Data)
 	return h, true, nil
 }
 

@@ -1,11 +1,6 @@
 package observe
 
-import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // queueKeys are the names under <prefix>:<q>: that BullMQ uses for the queue
 // itself; every other name without ':' is a job id.
@@ -36,23 +31,4 @@ func globEscape(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-// dataJobID returns data.jobId from a job's data JSON, or "" when the data is
-// not an object or has no jobId. A number is returned as written.
-func dataJobID(data string) string {
-	dec := json.NewDecoder(bytes.NewReader([]byte(data)))
-	dec.UseNumber()
-	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil {
-		return ""
-	}
-	switch v := obj["jobId"].(type) {
-	case nil:
-		return ""
-	case string:
-		return v
-	default:
-		return fmt.Sprint(v)
-	}
 }

@@ -185,7 +185,7 @@ func (o *RedisObserver) recordKey(ctx context.Context, q, id, key, event string)
 				Detail: fmt.Sprintf("could not read job hash %s after %q: %v", key, event, err)})
 		case err == nil:
 			note.Data, note.Opts, note.Stamp = str(vals[0]), str(vals[1]), str(vals[2])
-			note.DataJobID = dataJobID(note.Data)
+			note.DataJobID = history.DataJobID(note.Data)
 		}
 	}
 	note.Event = o.restamp(key, note)

@@ -30,14 +30,6 @@ func TestGlobEscape(t *testing.T) {
 	require.Equal(t, `b\*u\?l\[l\]\\:q:`, globEscape(`b*u?l[l]\:q:`))
 }
 
-func TestDataJobID(t *testing.T) {
-	require.Equal(t, "j1", dataJobID(`{"jobId":"j1","x":1}`))
-	require.Equal(t, "12345678901234567890", dataJobID(`{"jobId":12345678901234567890}`))
-	require.Empty(t, dataJobID(`{"other":1}`))
-	require.Empty(t, dataJobID(`not json`))
-	require.Empty(t, dataJobID(``))
-}
-
 func TestStreamIDOrder(t *testing.T) {
 	require.True(t, newer("2-0", "1-9"))
 	require.True(t, newer("1-10", "1-9"), "numeric, not text, order")

@@ -174,7 +174,7 @@ func (c *Consumer) take(ctx context.Context, q string) (string, error) {
 // given up and counted, and the next step still runs.
 func (c *Consumer) process(ctx context.Context, worker, q, id string) {
 	data, _ := c.activate(ctx, q, id)
-	take := history.Take{Queue: q, JobID: id, DataJobID: dataJobID(data), Worker: worker, At: time.Now().UTC()}
+	take := history.Take{Queue: q, JobID: id, DataJobID: history.DataJobID(data), Worker: worker, At: time.Now().UTC()}
 	c.cfg.Recorder.AddTake(take)
 	row := take.DataJobID
 	if row == "" {

@@ -1,4 +1,4 @@
-package workload
+package history
 
 import (
 	"bytes"
@@ -6,9 +6,10 @@ import (
 	"fmt"
 )
 
-// dataJobID returns data.jobId from a job's data JSON, or "" when the data is
-// not an object or has no jobId. A number is returned as written.
-func dataJobID(data string) string {
+// DataJobID returns data.jobId from a BullMQ job's data JSON, or "" when the
+// data is not an object or has no jobId. A number is returned as written.
+// Observers and the consumer record it; checkers match jobs to rows by it.
+func DataJobID(data string) string {
 	dec := json.NewDecoder(bytes.NewReader([]byte(data)))
 	dec.UseNumber()
 	var obj map[string]any
