@@ -1,0 +1,67 @@
+package runner
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+)
+
+func TestExitCodes(t *testing.T) {
+	require.Equal(t, 0, ExitCode(Outcome{Verdict: check.Pass}, nil))
+	require.Equal(t, 1, ExitCode(Outcome{Verdict: check.Fail}, nil))
+	require.Equal(t, 2, ExitCode(Outcome{Verdict: check.Unknown}, nil))
+	require.Equal(t, 2, ExitCode(Outcome{}, nil), "a run that decided nothing is not a pass")
+	require.Equal(t, 3, ExitCode(Outcome{Verdict: check.Pass}, errTest))
+}
+
+var errTest = errors.New("boom")
+
+// The checkers derive bounds from the recorded tuning: a value the adapter
+// never passed to its dispatcher must not be recorded as if it had.
+func TestHonouredZeroesWhatTheAdapterIgnores(t *testing.T) {
+	tn := DefaultTuning()
+	got := honoured(tn, supervisor.Capabilities{Tuning: []string{"OUTBOX_LEASE", "OUTBOX_POLL_INTERVAL"}})
+	require.Equal(t, tn.Lease, got.Lease)
+	require.Equal(t, tn.PollInterval, got.PollInterval)
+	require.Zero(t, got.MaxAttempts)
+	require.Zero(t, got.BackoffBase)
+	require.Zero(t, got.BackoffMax)
+	require.Zero(t, got.BatchSize)
+	require.Equal(t, tn, honoured(tn, supervisor.Capabilities{Tuning: supervisor.TuningVariables()}))
+}
+
+func TestScenarioValidation(t *testing.T) {
+	s := Scenario{Name: "x", Description: "d", Instances: 1, Events: 1, Tuning: DefaultTuning()}
+	require.NoError(t, s.Validate())
+	bad := s
+	bad.Name = "Bad Name"
+	require.ErrorContains(t, bad.Validate(), "lower-case letters")
+	bad = s
+	bad.Tuning.Lease = 0
+	bad.Tuning.MaxAttempts = 0
+	err := bad.Validate()
+	require.ErrorContains(t, err, "lease must be > 0")
+	require.ErrorContains(t, err, "max attempts must be >= 1")
+}
+
+func TestDrainBudgetCoversLeaseAndBackoff(t *testing.T) {
+	s := Scenario{Tuning: DefaultTuning()}
+	require.Greater(t, s.drainBudget(), s.Tuning.Lease.D()+s.Tuning.BackoffMax.D())
+	s.Drain = 3 * time.Second
+	require.Equal(t, 3*time.Second, s.drainBudget())
+}
+
+func TestRedactMetaRemovesPasswords(t *testing.T) {
+	m := redactMeta(history.Meta{
+		Command: "outboxchaos run --dsn root:s3cret@tcp(db:3306)/x",
+		Params:  map[string]string{"redis": "redis://:s3cret@cache:6379/0"},
+	})
+	require.NotContains(t, m.Command, "s3cret")
+	require.NotContains(t, m.Params["redis"], "s3cret")
+}
