@@ -65,7 +65,7 @@ func (ix *index) checkWrites(t *tally, e history.Event) {
 		switch {
 		case m == moveRewrite:
 			ix.failClaim(t, e, tr.At, appendUnique(nil, tr.LockedBy), fmt.Sprintf("Event %d was written again after it was %s: %s -> %s by %s at %s.",
-				e.ID, tr.OldStatus, tr.OldStatus, tr.NewStatus, who, clock(tr.At)))
+				e.ID, tr.OldStatus, tr.OldStatus, tr.NewStatus, rewriter(tr), clock(tr.At)))
 		case m == moveFinalize && tr.OldStatus != history.StatusProcessing && tr.NewStatus == history.StatusPublished:
 			ix.failClaim(t, e, tr.At, appendUnique(nil, tr.LockedBy), fmt.Sprintf("Event %d was marked published by %s at %s while nobody held it (it was %s).",
 				e.ID, who, clock(tr.At), tr.OldStatus))
@@ -87,4 +87,17 @@ func (ix *index) failClaim(t *tally, e history.Event, at time.Time, inst []strin
 		from = ts[0].At
 	}
 	ix.failOn(t, e, at, from, inst, summary)
+}
+
+// rewriter names who wrote a finalized row again. Only a write that set a
+// new lock token names its writer in locked_by; otherwise locked_by still
+// names whoever held the row before, so the writer is unknown.
+func rewriter(tr history.Transition) string {
+	switch {
+	case tr.LockToken != "" && tr.LockToken != tr.OldLockToken:
+		return orSomeone(tr.LockedBy)
+	case tr.LockedBy != "":
+		return "a dispatcher (locked_by still names " + tr.LockedBy + ", who may not be the writer)"
+	}
+	return "a dispatcher"
 }
