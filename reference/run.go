@@ -34,17 +34,20 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}
 	failures := 0
 	for ctx.Err() == nil {
+		began := time.Now()
 		n, err := d.poll(work, ctx)
 		switch {
 		case err != nil:
 			failures++
+			wait(ctx, idleWait(d.cfg.PollInterval, failures))
 		case n == d.cfg.BatchSize:
-			failures = 0
-			continue // a full batch: more may be due, poll again at once
+			failures = 0 // a full batch: more may be due, poll again at once
 		default:
+			// Polls start one interval apart: the time the batch took
+			// counts, so an event waits at most one interval for a claim.
 			failures = 0
+			wait(ctx, d.cfg.PollInterval-time.Since(began))
 		}
-		wait(ctx, idleWait(d.cfg.PollInterval, failures))
 	}
 	d.health.running.Store(false)
 	stopMetrics()
@@ -184,8 +187,11 @@ func idleWait(interval time.Duration, failures int) time.Duration {
 	return min(d, max(interval, maxIdleWait))
 }
 
-// wait pauses for d or until ctx is done.
+// wait pauses for d (not at all when d <= 0) or until ctx is done.
 func wait(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
