@@ -32,8 +32,10 @@ test: node-deps lint
 chaos: build
 	./bin/outboxchaos chaos --adapter $(ADAPTER) --out $(RUNS)/chaos-$(STAMP) $(if $(SHARD),--shard $(SHARD)) $(if $(SEED),--seed $(SEED))
 
+# The catalog five times with different seeds, then many generated schedules.
 chaos-long: build
-	for i in 1 2 3 4 5; do ./bin/outboxchaos chaos --adapter $(ADAPTER) --out $(RUNS)/chaos-long-$(STAMP)-$$i || exit $$?; done
+	for i in 1 2 3 4 5; do ./bin/outboxchaos chaos --adapter $(ADAPTER) --seed $$i$$(date +%s) --out $(RUNS)/chaos-long-$(STAMP)-$$i || exit $$?; done
+	OUTBOXCHAOS_PROPERTY_CHECKS=50 $(GO) test -count=1 -timeout 60m -v -run TestPropertyReferenceKeepsEveryInvariant ./scenarios
 
 bench: build
 	./bin/outboxchaos bench --out $(RUNS)/bench-$(STAMP)

@@ -23,7 +23,7 @@ func All() []runner.Scenario {
 		baseline(), crashWindow(), crashPoints(), contention(), leaseExpiry(), zombie(),
 		redisLatency(), redisOutage(), mysqlLatency(), mysqlOutage(),
 		lostReplyRedis(), lostReplyMySQLCommit(), poison(), gracefulShutdown(),
-		dedupeHorizon(), redisRestart(),
+		dedupeHorizon(), redisRestart(), Random(),
 	}
 	return list
 }

@@ -12,7 +12,7 @@ import (
 var designCatalog = []string{
 	"baseline", "crash-window", "contention", "lease-expiry", "zombie", "redis-latency",
 	"redis-outage", "mysql-latency", "mysql-outage", "lost-reply-redis", "lost-reply-mysql-commit",
-	"poison", "graceful-shutdown", "dedupe-horizon", "redis-restart",
+	"poison", "graceful-shutdown", "dedupe-horizon", "redis-restart", "random",
 }
 
 func TestCatalogIsCompleteAndValid(t *testing.T) {

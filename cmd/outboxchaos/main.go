@@ -18,6 +18,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/redis/go-redis/v9"
 )
 
 const usage = `outboxchaos: chaos and correctness tests for transactional-outbox dispatchers
@@ -34,8 +36,15 @@ exit codes: 0 pass, 1 violation, 2 unknown, 3 harness error
 `
 
 func main() {
+	// The harness's own Redis clients redial through restarts and outages
+	// on purpose; go-redis would print every failed dial.
+	redis.SetLogger(quietRedis{})
 	os.Exit(run(os.Args[1:]))
 }
+
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
 
 func run(args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {

@@ -120,7 +120,7 @@ func (n *Nemesis) CrashAt(ctx context.Context, slot, point string, nth int, dead
 	for k, v := range vars {
 		env[k] = v
 	}
-	if err := n.sup.Kill(slot); err != nil {
+	if err := n.stopForRearm(slot); err != nil {
 		return fmt.Errorf("crash at %s: stop %s: %w", point, slot, err)
 	}
 	if err := n.start(ctx, slot, env); err != nil {
@@ -155,13 +155,25 @@ func (n *Nemesis) PauseAt(ctx context.Context, slot, point string, nth int, d, s
 	for k, v := range vars {
 		env[k] = v
 	}
-	if err := n.sup.Kill(slot); err != nil {
+	if err := n.stopForRearm(slot); err != nil {
 		return fmt.Errorf("pause at %s: stop %s: %w", point, slot, err)
 	}
 	if err := n.start(ctx, slot, env); err != nil {
 		return err
 	}
 	return n.Sleep(ctx, d+settle)
+}
+
+// stopForRearm stops the slot's instance so it can be started again with a
+// failpoint armed: gracefully when the adapter says SIGTERM is graceful (so
+// the only crash is the armed one), else with SIGKILL.
+func (n *Nemesis) stopForRearm(slot string) error {
+	if n.caps.GracefulTerm {
+		if _, err := n.sup.Term(slot, 10*time.Second); err == nil || !n.alive(slot) {
+			return nil
+		}
+	}
+	return n.sup.Kill(slot)
 }
 
 func (n *Nemesis) waitCrash(ctx context.Context, slot string, deadline time.Duration) bool {
