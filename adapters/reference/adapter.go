@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -50,7 +51,38 @@ func (o Options) withDefaults() Options {
 	if o.Go == "" {
 		o.Go = "go"
 	}
+	if o.ModuleDir == "" {
+		o.ModuleDir = moduleRoot()
+	}
 	return o
+}
+
+// moduleRoot finds the outboxchaos checkout the dispatcher is built from:
+// the current directory when it is inside it, else the checkout this binary
+// was compiled from (so the CLI also works when started elsewhere). It is ""
+// when neither is found; go build then says what is missing.
+func moduleRoot() string {
+	if wd, err := os.Getwd(); err == nil {
+		for dir := wd; ; dir = filepath.Dir(dir) {
+			if isThisModule(dir) {
+				return dir
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+	}
+	if _, file, _, ok := runtime.Caller(0); ok {
+		if dir := filepath.Dir(filepath.Dir(filepath.Dir(file))); isThisModule(dir) {
+			return dir
+		}
+	}
+	return ""
+}
+
+func isThisModule(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	return err == nil && strings.HasPrefix(string(b), "module github.com/outboxchaos/outboxchaos\n")
 }
 
 // Validate checks the options; it does not build anything.
