@@ -116,11 +116,21 @@ func contention() runner.Scenario {
 }
 
 func leaseExpiry() runner.Scenario {
-	s := base("lease-expiry", "instances die holding claims (after-claim crash): the claims are recovered after the lease", 3, 400)
-	s.Needs = []runner.Needs{runner.NeedCrashPoints}
+	s := base("lease-expiry", "instances die holding claims (a crash right after the claim, or SIGKILL mid-load): the claims are recovered after the lease", 3, 600)
+	s.Rate = 150
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		for i := 0; i < 4; i++ {
-			if err := n.CrashAt(ctx, n.Pick(), "after-claim", 1+n.Rand().Intn(2), 5*time.Second); err != nil {
+			var err error
+			if n.HasCrashPoints() {
+				err = n.CrashAt(ctx, n.Pick(), "after-claim", 1+n.Rand().Intn(2), 5*time.Second)
+			} else {
+				// From outside: a SIGKILL under load usually finds claims held.
+				err = n.Kill(ctx, n.Pick(), 300*time.Millisecond)
+			}
+			if err != nil {
+				return err
+			}
+			if err := n.Sleep(ctx, 300*time.Millisecond); err != nil {
 				return err
 			}
 		}

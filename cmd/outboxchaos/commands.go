@@ -91,6 +91,9 @@ func cmdChaos(ctx context.Context, args []string) int {
 	}
 	worst := 0
 	for _, o := range outs {
+		if o.Skipped != "" {
+			continue // said on the terminal; a missing capability is not a verdict
+		}
 		if c := runner.ExitCode(o, nil); c > worst || (worst == 2 && c == 1) {
 			worst = c
 		}
@@ -130,14 +133,14 @@ func runAll(ctx context.Context, f runFlags, list []runner.Scenario, summary boo
 		}
 		outs = append(outs, o)
 		if o.Skipped != "" {
-			fmt.Fprintf(os.Stderr, "%s: skipped: %s\n", s.Name, o.Skipped)
-		} else {
-			res, err := reports.ReadResults(filepath.Join(dir, "results.json"))
-			if err != nil {
-				return outs, err
-			}
-			links = append(links, reports.RunLink{Path: s.Name, Results: res})
+			fmt.Fprintf(os.Stderr, "%s: SKIPPED: %s\n", s.Name, o.Skipped)
+			continue
 		}
+		res, err := reports.ReadResults(filepath.Join(dir, "results.json"))
+		if err != nil {
+			return outs, err
+		}
+		links = append(links, reports.RunLink{Path: s.Name, Results: res})
 		fmt.Fprintf(os.Stderr, "%s: %s in %s\n", s.Name, strings.ToUpper(string(o.Verdict)), time.Since(start).Round(100*time.Millisecond))
 		if ctx.Err() != nil {
 			return outs, ctx.Err()
