@@ -549,15 +549,12 @@ func Random() runner.Scenario {
 	s.Needs = []runner.Needs{runner.NeedServerCtl}
 	s.Params["consumer_leaves_rows"] = "true"
 	s.Params["schedule"] = "drawn at run time from the seed"
-	// The recorder keeps this map as the run's parameters: the schedule
-	// written here before the first step is in results.json and the page.
-	params := s.Params
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		steps := RandomSchedule(n.Rand(), len(n.Slots()), n.HasCrashPoints())
-		params["schedule"] = steps.Line()
+		n.Note("schedule", steps.Line()) // in results.json and on the page
 		return steps.Run(ctx, n)
 	}
 	return s

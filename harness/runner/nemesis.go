@@ -39,6 +39,17 @@ func (n *Nemesis) Rand() *rand.Rand { return n.rng }
 // schedule can pause or crash at an exact place instead of from outside.
 func (n *Nemesis) HasCrashPoints() bool { return n.caps.CrashPoints }
 
+// Note records a parameter of the run, shown in results.json and on the
+// report: a schedule drawn at run time, say. Safe to call from a schedule.
+func (n *Nemesis) Note(key, value string) {
+	n.rec.Update(func(run *history.Run) {
+		if run.Meta.Params == nil {
+			run.Meta.Params = map[string]string{}
+		}
+		run.Meta.Params[key] = value
+	})
+}
+
 // Slots lists the instance slots ("d1", "d2", ...).
 func (n *Nemesis) Slots() []string { return append([]string(nil), n.slots...) }
 
@@ -116,7 +127,7 @@ func (n *Nemesis) CrashAt(ctx context.Context, slot, point string, nth int, dead
 	}
 	end := n.window("crash-point", slot, map[string]string{"point": point, "nth": fmt.Sprint(nth)})
 	defer end()
-	env := cloneEnv(n.slotEnv[slot])
+	env := cloneMap(n.slotEnv[slot])
 	for k, v := range vars {
 		env[k] = v
 	}
@@ -151,7 +162,7 @@ func (n *Nemesis) PauseAt(ctx context.Context, slot, point string, nth int, d, s
 	}
 	end := n.window("pause-at", slot, map[string]string{"point": point, "nth": fmt.Sprint(nth), "for": d.String()})
 	defer end()
-	env := cloneEnv(n.slotEnv[slot])
+	env := cloneMap(n.slotEnv[slot])
 	for k, v := range vars {
 		env[k] = v
 	}
@@ -319,7 +330,7 @@ func (n *Nemesis) alive(slot string) bool {
 	return false
 }
 
-func cloneEnv(m map[string]string) map[string]string {
+func cloneMap(m map[string]string) map[string]string {
 	out := make(map[string]string, len(m)+2)
 	for k, v := range m {
 		out[k] = v

@@ -247,7 +247,7 @@ func (r *run) startRecorder(ctx context.Context) error {
 	}
 	s := r.o.Scenario
 	r.rec = history.NewRecorder(history.Meta{
-		Scenario: s.Name, Seed: r.o.Seed, Params: s.Params, Adapter: r.o.Adapter.Name(),
+		Scenario: s.Name, Seed: r.o.Seed, Params: cloneMap(s.Params), Adapter: r.o.Adapter.Name(),
 		Environment: r.o.Env.Name(), Versions: versions, Command: r.o.Command, Prefix: r.prefix,
 		Queues: r.queues, Tuning: honoured(s.Tuning, r.o.Adapter.Capabilities()), Waived: s.Waived, Started: time.Now().UTC(),
 		Consumer: s.Consumer, RemoveOnEnd: s.RemoveOnComplete,
