@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/scenarios"
 )
 
 func buildCLI(t *testing.T) string {
@@ -125,4 +128,27 @@ func processesMentioning(dirs ...string) []string {
 		}
 	}
 	return found
+}
+
+// --shard i/n splits the catalog round-robin: the n shards together run
+// every scenario exactly once.
+func TestShardsCoverTheCatalogOnce(t *testing.T) {
+	all := scenarios.All()
+	seen := map[string]int{}
+	for i := 1; i <= 3; i++ {
+		part, err := shard(all, fmt.Sprintf("%d/3", i))
+		require.NoError(t, err)
+		require.NotEmpty(t, part)
+		for _, s := range part {
+			seen[s.Name]++
+		}
+	}
+	require.Len(t, seen, len(all))
+	for name, n := range seen {
+		require.Equal(t, 1, n, name)
+	}
+	for _, bad := range []string{"0/3", "4/3", "x/3", "1", "1/0"} {
+		_, err := shard(all, bad)
+		require.ErrorContains(t, err, "want i/n", bad)
+	}
 }
