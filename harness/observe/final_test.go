@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/observe"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
@@ -15,7 +16,7 @@ import (
 func TestScanFinalFindsAnIDPushedTwice(t *testing.T) {
 	m := roomMapping()
 	db := withSchema(t, m)
-	_, rdb := privateRedis(t)
+	_, rdb := localtest.RedisClient(t)
 	ctx := context.Background()
 	exec(t, db, "INSERT INTO room_jobs (job_key, target_queue, state) VALUES ('j1', 'q', 'sent'), ('j2', 'q', 'odd')")
 	exec(t, db, `INSERT INTO room_outbox (topic, room_job, body, state, retry_count, error_message)
@@ -51,7 +52,7 @@ func TestScanFinalFindsAnIDPushedTwice(t *testing.T) {
 func TestScanFinalReferenceSchema(t *testing.T) {
 	m := schema.Reference()
 	db := withSchema(t, m)
-	_, rdb := privateRedis(t)
+	_, rdb := localtest.RedisClient(t)
 	exec(t, db, "INSERT INTO ai_jobs (id, queue_name, status) VALUES ('j1', 'q', 'queued')")
 	exec(t, db, `INSERT INTO outbox_events (event_type, aggregate_id, payload, status, published_at) VALUES ('ai.job.enqueue', 'j1', '{}', 'published', NOW(6))`)
 	f, err := observe.ScanFinal(context.Background(), rdb, db, m, "bull", []string{"q"})

@@ -10,13 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/observe"
 )
 
 func startObserver(t *testing.T, rdb *redis.Client, rec *history.Recorder) *observe.RedisObserver {
 	t.Helper()
 	o := observe.NewRedisObserver(rdb, "bull", []string{"q", "other"}, rec)
-	require.NoError(t, o.Start(testCtx(t)))
+	require.NoError(t, o.Start(localtest.Context(t)))
 	return o
 }
 
@@ -41,7 +42,7 @@ func gapsOf(run history.Run, source string) []history.Gap {
 }
 
 func TestRedisObserverRecordsStreamAndKeyspace(t *testing.T) {
-	_, rdb := privateRedis(t)
+	_, rdb := localtest.RedisClient(t)
 	ctx := context.Background()
 	rec := history.NewRecorder(history.Meta{})
 	o := startObserver(t, rdb, rec)
@@ -61,12 +62,12 @@ func TestRedisObserverRecordsStreamAndKeyspace(t *testing.T) {
 	// Each write waits for its note: values are read when the note arrives.
 	notes := func(n int) func() bool { return func() bool { return len(rec.Snapshot().Keys) == n } }
 	require.NoError(t, rdb.HSet(ctx, "bull:q:a", "name", "ai-job", "data", `{"jobId":"a"}`, "opts", `{"attempts":1}`).Err())
-	eventually(t, "the new note", notes(1))
+	localtest.Eventually(t, "the new note", notes(1))
 	require.NoError(t, rdb.LPush(ctx, "bull:q:wait", "a").Err()) // a queue key, not a job
 	require.NoError(t, rdb.HSet(ctx, "bull:q:a", "processedOn", "1").Err())
-	eventually(t, "the worker's write", notes(2))
+	localtest.Eventually(t, "the worker's write", notes(2))
 	require.NoError(t, rdb.HSet(ctx, "bull:q:a", "data", `{"jobId":"b"}`).Err())
-	eventually(t, "the overwrite", notes(3))
+	localtest.Eventually(t, "the overwrite", notes(3))
 	require.NoError(t, rdb.Del(ctx, "bull:q:a").Err())
 	require.NoError(t, rdb.HSet(ctx, "bull:q:a:logs", "x", "1").Err()) // id with ':' is not a job
 	require.NoError(t, rdb.HSet(ctx, "bull:elsewhere:z", "data", "{}").Err())
@@ -94,7 +95,7 @@ func TestRedisObserverRecordsStreamAndKeyspace(t *testing.T) {
 }
 
 func TestRedisObserverRecordsAStreamTrimmedPastIt(t *testing.T) {
-	_, rdb := privateRedis(t)
+	_, rdb := localtest.RedisClient(t)
 	ctx := context.Background()
 	rec := history.NewRecorder(history.Meta{})
 	o := startObserver(t, rdb, rec)
@@ -108,10 +109,10 @@ func TestRedisObserverRecordsAStreamTrimmedPastIt(t *testing.T) {
 	require.NoError(t, rdb.XAdd(ctx, &redis.XAddArgs{Stream: "bull:q:events", ID: "1-3",
 		Values: []any{"event", "added", "jobId", "unseen"}}).Err())
 	require.NoError(t, rdb.XTrimMaxLen(ctx, "bull:q:events", 0).Err())
-	require.NoError(t, o.Start(testCtx(t))) // resumes after 1-2: 1-3 is gone
+	require.NoError(t, o.Start(localtest.Context(t))) // resumes after 1-2: 1-3 is gone
 	require.NoError(t, rdb.XAdd(ctx, &redis.XAddArgs{Stream: "bull:q:events", ID: "1-4",
 		Values: []any{"event", "added", "jobId", "after"}}).Err())
-	eventually(t, "the entry after the trim", func() bool { return len(rec.Snapshot().Stream) == 3 })
+	localtest.Eventually(t, "the entry after the trim", func() bool { return len(rec.Snapshot().Stream) == 3 })
 	require.NoError(t, o.Stop())
 
 	run := rec.Snapshot()
@@ -124,27 +125,27 @@ func TestRedisObserverRecordsAStreamTrimmedPastIt(t *testing.T) {
 }
 
 func TestRedisObserverSurvivesARedisRestart(t *testing.T) {
-	r, rdb := privateRedis(t)
-	ctx := testCtx(t)
+	r, rdb := localtest.RedisClient(t)
+	ctx := localtest.Context(t)
 	rec := history.NewRecorder(history.Meta{})
 	o := startObserver(t, rdb, rec)
 	for i := 0; i < 2; i++ {
 		require.NoError(t, rdb.XAdd(ctx, &redis.XAddArgs{Stream: "bull:q:events", Values: []any{"event", "added", "jobId", "x"}}).Err())
 	}
-	eventually(t, "two entries", func() bool { return len(rec.Snapshot().Stream) == 2 })
+	localtest.Eventually(t, "two entries", func() bool { return len(rec.Snapshot().Stream) == 2 })
 
 	require.NoError(t, r.Kill())
 	require.NoError(t, r.Start(ctx)) // no persistence: the stream and the config are gone
-	eventually(t, "a keyspace gap", func() bool { return len(gapsOf(rec.Snapshot(), observe.SourceKeyspace)) > 0 })
-	eventually(t, "notifications enabled again", func() bool {
+	localtest.Eventually(t, "a keyspace gap", func() bool { return len(gapsOf(rec.Snapshot(), observe.SourceKeyspace)) > 0 })
+	localtest.Eventually(t, "notifications enabled again", func() bool {
 		flags, err := rdb.ConfigGet(ctx, "notify-keyspace-events").Result()
 		return err == nil && strings.ContainsRune(flags["notify-keyspace-events"], 'n')
 	})
 	require.NoError(t, rdb.HSet(ctx, "bull:q:fresh", "data", `{"jobId":"fresh"}`, "opts", "{}").Err())
 	require.NoError(t, rdb.XAdd(ctx, &redis.XAddArgs{Stream: "bull:q:events", Values: []any{"event", "added", "jobId", "fresh"}}).Err())
 	// The rescan after the reconnect may read it too; its creation is a "new".
-	eventually(t, "the new key", func() bool { return slices.Contains(keyEvents(rec.Snapshot(), "fresh"), "new") })
-	eventually(t, "the new entry", func() bool { return len(rec.Snapshot().Stream) == 3 })
+	localtest.Eventually(t, "the new key", func() bool { return slices.Contains(keyEvents(rec.Snapshot(), "fresh"), "new") })
+	localtest.Eventually(t, "the new entry", func() bool { return len(rec.Snapshot().Stream) == 3 })
 	require.NoError(t, o.Stop())
 
 	run := rec.Snapshot()
@@ -153,16 +154,16 @@ func TestRedisObserverSurvivesARedisRestart(t *testing.T) {
 }
 
 func TestRedisObserverLifecycleErrors(t *testing.T) {
-	_, rdb := privateRedis(t)
+	_, rdb := localtest.RedisClient(t)
 	rec := history.NewRecorder(history.Meta{})
-	require.ErrorContains(t, observe.NewRedisObserver(nil, "bull", []string{"q"}, rec).Start(testCtx(t)), "client is nil")
-	require.ErrorContains(t, observe.NewRedisObserver(rdb, "", []string{"q"}, rec).Start(testCtx(t)), "prefix is empty")
-	require.ErrorContains(t, observe.NewRedisObserver(rdb, "bull", nil, rec).Start(testCtx(t)), "no queues")
-	require.ErrorContains(t, observe.NewRedisObserver(rdb, "bull", []string{"a:b"}, rec).Start(testCtx(t)), "without ':'")
-	require.ErrorContains(t, observe.NewRedisObserver(rdb, "bull", []string{"q"}, nil).Start(testCtx(t)), "recorder is nil")
+	require.ErrorContains(t, observe.NewRedisObserver(nil, "bull", []string{"q"}, rec).Start(localtest.Context(t)), "client is nil")
+	require.ErrorContains(t, observe.NewRedisObserver(rdb, "", []string{"q"}, rec).Start(localtest.Context(t)), "prefix is empty")
+	require.ErrorContains(t, observe.NewRedisObserver(rdb, "bull", nil, rec).Start(localtest.Context(t)), "no queues")
+	require.ErrorContains(t, observe.NewRedisObserver(rdb, "bull", []string{"a:b"}, rec).Start(localtest.Context(t)), "without ':'")
+	require.ErrorContains(t, observe.NewRedisObserver(rdb, "bull", []string{"q"}, nil).Start(localtest.Context(t)), "recorder is nil")
 	o := observe.NewRedisObserver(rdb, "bull", []string{"q"}, rec)
 	require.ErrorContains(t, o.Stop(), "not started")
-	require.NoError(t, o.Start(testCtx(t)))
-	require.ErrorContains(t, o.Start(testCtx(t)), "already started")
+	require.NoError(t, o.Start(localtest.Context(t)))
+	require.ErrorContains(t, o.Start(localtest.Context(t)), "already started")
 	require.NoError(t, o.Stop())
 }

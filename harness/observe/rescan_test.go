@@ -10,6 +10,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/localenv"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/observe"
 )
 
@@ -38,18 +39,18 @@ func writeJobKeys(t *testing.T, rdb *redis.Client, jobs map[string]string) {
 }
 
 func TestStartAfterStopScansEveryJobHash(t *testing.T) {
-	_, rdb := privateRedis(t)
+	_, rdb := localtest.RedisClient(t)
 	ctx := context.Background()
 	rec := history.NewRecorder(history.Meta{})
 	o := startObserver(t, rdb, rec)
 	require.NoError(t, rdb.HSet(ctx, "bull:q:a", "data", `{"jobId":"a"}`, "opts", "{}").Err())
-	eventually(t, "the new note", func() bool { return len(rec.Snapshot().Keys) == 1 })
+	localtest.Eventually(t, "the new note", func() bool { return len(rec.Snapshot().Keys) == 1 })
 	require.NoError(t, o.Stop())
 	require.Empty(t, scanNotes(rec.Snapshot()), "no scan without a gap")
 
 	// Written while the observer is off: an overwrite and two new jobs.
 	writeJobKeys(t, rdb, map[string]string{"bull:q:a": `{"jobId":"a","again":1}`, "bull:q:b": `{"jobId":"b"}`, "bull:other:c": `{"jobId":"c"}`})
-	require.NoError(t, o.Start(testCtx(t)))
+	require.NoError(t, o.Start(localtest.Context(t)))
 	require.NoError(t, o.Stop())
 
 	run := rec.Snapshot()
@@ -65,7 +66,7 @@ func TestStartAfterStopScansEveryJobHash(t *testing.T) {
 }
 
 func TestReconnectAfterARestartScansEveryJobHash(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := localtest.Context(t)
 	r, err := localenv.StartRedis(ctx, localenv.RedisOptions{Persistence: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close() })
@@ -74,16 +75,16 @@ func TestReconnectAfterARestartScansEveryJobHash(t *testing.T) {
 	rec := history.NewRecorder(history.Meta{})
 	o := startObserver(t, rdb, rec)
 	require.NoError(t, rdb.HSet(ctx, "bull:q:kept", "data", `{"jobId":"kept"}`, "opts", "{}").Err())
-	eventually(t, "the new note", func() bool { return len(rec.Snapshot().Keys) == 1 })
+	localtest.Eventually(t, "the new note", func() bool { return len(rec.Snapshot().Keys) == 1 })
 
 	killed := time.Now().UTC()
 	require.NoError(t, r.Kill())
-	eventually(t, "a keyspace gap", func() bool { return len(gapsOf(rec.Snapshot(), observe.SourceKeyspace)) > 0 })
+	localtest.Eventually(t, "a keyspace gap", func() bool { return len(gapsOf(rec.Snapshot(), observe.SourceKeyspace)) > 0 })
 	gap := gapsOf(rec.Snapshot(), observe.SourceKeyspace)[0]
 	require.False(t, gap.At.After(killed), "the gap is dated by the last heartbeat answered, before the kill: %s", gap.At)
 	require.Contains(t, gap.Detail, "noticed at")
 	require.NoError(t, r.Start(ctx)) // the append-only file keeps the job
-	eventually(t, "the scan after the reconnect", func() bool { return len(scanNotes(rec.Snapshot())) == 1 })
+	localtest.Eventually(t, "the scan after the reconnect", func() bool { return len(scanNotes(rec.Snapshot())) == 1 })
 	require.NoError(t, o.Stop())
 
 	run := rec.Snapshot()

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/observe"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
@@ -45,7 +46,7 @@ func briefs(ts []history.Transition) []brief {
 func TestTriggersRecordReferenceTransitions(t *testing.T) {
 	m := schema.Reference()
 	db := withSchema(t, m)
-	ctx := testCtx(t)
+	ctx := localtest.Context(t)
 	require.NoError(t, observe.InstallTriggers(ctx, db, m))
 	require.NoError(t, observe.InstallTriggers(ctx, db, m), "installing twice replaces the triggers")
 	before := dbNow(t, db)
@@ -141,7 +142,7 @@ func TestTriggersMapAForeignSchema(t *testing.T) {
 	m := roomMapping()
 	require.NoError(t, m.Validate())
 	db := withSchema(t, m)
-	ctx := testCtx(t)
+	ctx := localtest.Context(t)
 	require.NoError(t, observe.InstallTriggers(ctx, db, m))
 
 	rec := history.NewRecorder(history.Meta{})
@@ -180,7 +181,7 @@ func TestTriggersMapAForeignSchema(t *testing.T) {
 func TestInstallTriggersRejectsBadMappings(t *testing.T) {
 	m := roomMapping()
 	db := withSchema(t, m)
-	ctx := testCtx(t)
+	ctx := localtest.Context(t)
 
 	missing := roomMapping()
 	missing.Outbox.LockToken = "lock_token"

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 )
@@ -79,7 +80,8 @@ func jobStatus(t *testing.T, db *sql.DB, id string) string {
 }
 
 func TestConsumerTakesEachJobOnceAndMovesRows(t *testing.T) {
-	db, rdb := referenceDB(t), privateRedis(t)
+	db := referenceDB(t)
+	_, rdb := localtest.RedisClient(t)
 	ctx := context.Background()
 	var ids []string
 	for i := 0; i < 30; i++ {
@@ -93,7 +95,7 @@ func TestConsumerTakesEachJobOnceAndMovesRows(t *testing.T) {
 
 	rec := history.NewRecorder(history.Meta{})
 	runConsumer(t, newConsumer(t, consumerConfig(rdb, db, rec)))
-	eventually(t, "31 completed jobs", func() bool {
+	localtest.Eventually(t, "31 completed jobs", func() bool {
 		a, _ := rdb.ZCard(ctx, "bull:ai-default:completed").Result()
 		b, _ := rdb.ZCard(ctx, "bull:ai-bulk:completed").Result()
 		return a+b == 31
@@ -122,7 +124,8 @@ func TestConsumerTakesEachJobOnceAndMovesRows(t *testing.T) {
 }
 
 func TestConsumerRemoveOnCompleteDeletesHashes(t *testing.T) {
-	db, rdb := referenceDB(t), privateRedis(t)
+	db := referenceDB(t)
+	_, rdb := localtest.RedisClient(t)
 	ctx := context.Background()
 	for i := 0; i < 5; i++ {
 		id := fmt.Sprintf("j-r-%d", i)
@@ -134,7 +137,7 @@ func TestConsumerRemoveOnCompleteDeletesHashes(t *testing.T) {
 	cfg.RemoveOnComplete = true
 	c := newConsumer(t, cfg)
 	runConsumer(t, c)
-	eventually(t, "5 completed", func() bool { return c.Stats().Completed == 5 })
+	localtest.Eventually(t, "5 completed", func() bool { return c.Stats().Completed == 5 })
 	for i := 0; i < 5; i++ {
 		n, err := rdb.Exists(ctx, fmt.Sprintf("bull:ai-default:j-r-%d", i)).Result()
 		require.NoError(t, err)
@@ -149,7 +152,8 @@ func TestConsumerRemoveOnCompleteDeletesHashes(t *testing.T) {
 func TestConsumerRecordsATakeForEachPush(t *testing.T) {
 	for _, remove := range []bool{false, true} {
 		t.Run(fmt.Sprintf("removeOnComplete=%v", remove), func(t *testing.T) {
-			db, rdb := referenceDB(t), privateRedis(t)
+			db := referenceDB(t)
+			_, rdb := localtest.RedisClient(t)
 			insertJobRow(t, db, "j-twice", "ai-default", "queued")
 			addJob(t, rdb, "ai-default", "j-twice", "j-twice")
 			require.NoError(t, rdb.LPush(context.Background(), "bull:ai-default:wait", "j-twice").Err())
@@ -158,8 +162,8 @@ func TestConsumerRecordsATakeForEachPush(t *testing.T) {
 			cfg.Workers, cfg.RemoveOnComplete = 1, remove
 			c := newConsumer(t, cfg)
 			runConsumer(t, c)
-			eventually(t, "two takes", func() bool { return c.Stats().Taken == 2 })
-			eventually(t, "two takes recorded", func() bool { return len(rec.Snapshot().Takes) == 2 })
+			localtest.Eventually(t, "two takes", func() bool { return c.Stats().Taken == 2 })
+			localtest.Eventually(t, "two takes recorded", func() bool { return len(rec.Snapshot().Takes) == 2 })
 			takes := takesByJob(rec)["j-twice"]
 			require.Len(t, takes, 2)
 			require.Equal(t, "j-twice", takes[0].DataJobID)
@@ -173,7 +177,8 @@ func TestConsumerRecordsATakeForEachPush(t *testing.T) {
 }
 
 func TestConsumerWithoutWorkerWordsLeavesRows(t *testing.T) {
-	db, rdb := referenceDB(t), privateRedis(t)
+	db := referenceDB(t)
+	_, rdb := localtest.RedisClient(t)
 	insertJobRow(t, db, "j-w", "ai-default", "queued")
 	addJob(t, rdb, "ai-default", "j-w", "j-w")
 	rec := history.NewRecorder(history.Meta{})
@@ -181,7 +186,7 @@ func TestConsumerWithoutWorkerWordsLeavesRows(t *testing.T) {
 	cfg.Schema.JobStatus = map[string]string{"created": "created", "queued": "queued"}
 	c := newConsumer(t, cfg)
 	runConsumer(t, c)
-	eventually(t, "completed", func() bool { return c.Stats().Completed == 1 })
+	localtest.Eventually(t, "completed", func() bool { return c.Stats().Completed == 1 })
 	require.Equal(t, "queued", jobStatus(t, db, "j-w"))
 	require.Zero(t, c.Stats().Errors, c.Stats().LastError)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 )
@@ -135,7 +136,7 @@ func TestProduceCommitsEveryKindWithMatchingRows(t *testing.T) {
 	db := referenceDB(t)
 	rec := history.NewRecorder(history.Meta{})
 	p := newProducer(t, producerConfig(db, 42, "r1", rec))
-	require.NoError(t, p.Produce(testCtx(t), 200))
+	require.NoError(t, p.Produce(localtest.Context(t), 200))
 
 	events := rec.Snapshot().Events
 	require.Len(t, events, 200)
@@ -176,7 +177,7 @@ func TestSameSeedSameSequence(t *testing.T) {
 	for runID, seed := range runs {
 		rec := history.NewRecorder(history.Meta{})
 		p := newProducer(t, producerConfig(db, seed, runID, rec))
-		require.NoError(t, p.Produce(testCtx(t), 60))
+		require.NoError(t, p.Produce(localtest.Context(t), 60))
 		seqs[runID] = sequence(rec.Snapshot().Events, runID)
 	}
 	require.Equal(t, seqs["a"], seqs["b"], "same seed, same sequence")
@@ -184,7 +185,7 @@ func TestSameSeedSameSequence(t *testing.T) {
 
 	rec := history.NewRecorder(history.Meta{})
 	p := newProducer(t, producerConfig(db, 7, "d", rec))
-	require.NoError(t, p.ProduceBatch(testCtx(t), 60))
+	require.NoError(t, p.ProduceBatch(localtest.Context(t), 60))
 	require.Equal(t, seqs["a"], sequence(rec.Snapshot().Events, "d"), "ProduceBatch draws the same sequence")
 }
 
@@ -194,7 +195,7 @@ func TestProduceRespectsRate(t *testing.T) {
 	cfg.Rate = 50
 	p := newProducer(t, cfg)
 	start := time.Now()
-	require.NoError(t, p.Produce(testCtx(t), 11))
+	require.NoError(t, p.Produce(localtest.Context(t), 11))
 	require.GreaterOrEqual(t, time.Since(start), 200*time.Millisecond, "11 events at 50/s take at least 10 intervals of 20 ms")
 }
 
@@ -202,7 +203,7 @@ func TestProduceBatchRecordsDatabaseIDs(t *testing.T) {
 	db := referenceDB(t)
 	rec := history.NewRecorder(history.Meta{})
 	p := newProducer(t, producerConfig(db, 3, "batch", rec))
-	require.NoError(t, p.ProduceBatch(testCtx(t), 1234))
+	require.NoError(t, p.ProduceBatch(localtest.Context(t), 1234))
 	events := rec.Snapshot().Events
 	require.Len(t, events, 1234)
 	checkAgainstRows(t, db, events)
@@ -242,5 +243,5 @@ func TestProducerConfigErrors(t *testing.T) {
 		})
 	}
 	p := newProducer(t, producerConfig(db, 1, "cfg", rec))
-	require.ErrorContains(t, p.Produce(testCtx(t), -1), "n is -1")
+	require.ErrorContains(t, p.Produce(localtest.Context(t), -1), "n is -1")
 }

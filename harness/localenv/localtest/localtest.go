@@ -31,6 +31,7 @@ import (
 	"time"
 
 	_ "github.com/go-sql-driver/mysql" // registers the "mysql" driver
+	"github.com/redis/go-redis/v9"
 
 	"github.com/outboxchaos/outboxchaos/harness/localenv"
 )
@@ -152,4 +153,34 @@ func Redis(t testing.TB) *localenv.Redis {
 		}
 	})
 	return r
+}
+
+// RedisClient is Redis with a client on it, closed at t.Cleanup.
+func RedisClient(t testing.TB) (*localenv.Redis, *redis.Client) {
+	t.Helper()
+	r := Redis(t)
+	rdb := redis.NewClient(&redis.Options{Addr: r.Addr()})
+	t.Cleanup(func() { _ = rdb.Close() })
+	return r, rdb
+}
+
+// Eventually polls cond every 20 ms until it holds, and fails the test
+// naming what it waited for after 30 s (generous for a loaded machine).
+func Eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Context is a context for one test's server calls: two minutes at most,
+// cancelled at t.Cleanup.
+func Context(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
 }
