@@ -23,7 +23,7 @@ type Nemesis struct {
 	links    map[string]*faultproxy.Proxy // "mysql/d1", "redis/d1"
 	env      env.Env
 	rec      *history.Recorder
-	rng      *rand.Rand
+	draws    *draws
 	slots    []string
 	slotEnv  map[string]map[string]string
 	caps     supervisor.Capabilities
@@ -33,7 +33,7 @@ type Nemesis struct {
 }
 
 // Rand is the run's seeded randomness, for schedule choices.
-func (n *Nemesis) Rand() *rand.Rand { return n.rng }
+func (n *Nemesis) Rand() *rand.Rand { return n.draws.rng }
 
 // HasCrashPoints says whether the adapter exposes crash points, so a
 // schedule can pause or crash at an exact place instead of from outside.
@@ -54,7 +54,7 @@ func (n *Nemesis) Note(key, value string) {
 func (n *Nemesis) Slots() []string { return append([]string(nil), n.slots...) }
 
 // Pick returns a slot chosen with the run's randomness.
-func (n *Nemesis) Pick() string { return n.slots[n.rng.Intn(len(n.slots))] }
+func (n *Nemesis) Pick() string { return n.slots[n.draws.rng.Intn(len(n.slots))] }
 
 // Sleep waits d or until ctx ends.
 func (n *Nemesis) Sleep(ctx context.Context, d time.Duration) error {
@@ -121,7 +121,7 @@ func (n *Nemesis) CrashAt(ctx context.Context, slot, point string, nth int, dead
 	if !n.caps.CrashPoints {
 		return fmt.Errorf("crash at %s: the adapter exposes no crash points", point)
 	}
-	vars, err := supervisor.FailpointVars(n.rng.Int63(), supervisor.Crash(point).OnNth(nth))
+	vars, err := supervisor.FailpointVars(n.draws.seedFor(slot+"/crash/"+point), supervisor.Crash(point).OnNth(nth))
 	if err != nil {
 		return fmt.Errorf("crash at %s: %w", point, err)
 	}
@@ -156,7 +156,7 @@ func (n *Nemesis) PauseAt(ctx context.Context, slot, point string, nth int, d, s
 	if !n.caps.CrashPoints {
 		return fmt.Errorf("pause at %s: the adapter exposes no crash points", point)
 	}
-	vars, err := supervisor.FailpointVars(n.rng.Int63(), supervisor.SleepAt(point, d).OnNth(nth))
+	vars, err := supervisor.FailpointVars(n.draws.seedFor(slot+"/pause/"+point), supervisor.SleepAt(point, d).OnNth(nth))
 	if err != nil {
 		return fmt.Errorf("pause at %s: %w", point, err)
 	}

@@ -308,7 +308,7 @@ func (r *run) startInstances(ctx context.Context) error {
 	r.sup = supervisor.New(r.o.Adapter, r.rec, filepath.Join(r.o.Out, "logs"))
 	r.closers = append(r.closers, r.sup.Close)
 	r.nem = &Nemesis{
-		sup: r.sup, proxy: r.proxy, links: r.links, env: r.o.Env, rec: r.rec, rng: r.rng,
+		sup: r.sup, proxy: r.proxy, links: r.links, env: r.o.Env, rec: r.rec, draws: newDraws(r.rng.Int63()),
 		slots: slots(r.o.Scenario.Instances), slotEnv: map[string]map[string]string{},
 		caps: r.o.Adapter.Capabilities(), db: r.db, schema: r.o.Adapter.Schema(), progress: r.progress,
 	}
