@@ -1,23 +1,11 @@
 package reference
 
-import (
-	_ "embed"
-	"strings"
-)
+import "github.com/outboxchaos/outboxchaos/harness/contract"
 
-// SchemaSQL is the contract's reference schema (contract.md section 1).
-//
-//go:embed schema.sql
-var SchemaSQL string
+// SchemaSQL is the contract's reference schema (contract.md section 1); it
+// lives on the contract's side, which the harness shares.
+var SchemaSQL = contract.SchemaSQL
 
 // SchemaStatements returns SchemaSQL split into single statements, for
 // drivers that run one statement per call.
-func SchemaStatements() []string {
-	var out []string
-	for _, s := range strings.Split(SchemaSQL, ";") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
+func SchemaStatements() []string { return contract.SchemaStatements() }

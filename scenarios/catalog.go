@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/outboxchaos/outboxchaos/harness/contract"
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
@@ -92,12 +93,12 @@ func crashPoints() runner.Scenario {
 	s.Rate = 100
 	s.Needs = []runner.Needs{runner.NeedCrashPoints}
 	s.ConsumerLeavesRows = true
-	points := []string{"after-claim", "after-enqueue", "before-finalize-commit", "after-finalize-commit"}
+	points := contract.CrashPointNames()
 	s.Params["points"] = strings.Join(points, ",")
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		for round := 0; round < 2; round++ {
 			for _, p := range points {
-				if err := n.CrashAt(ctx, n.Pick(), p, 1+n.Rand().Intn(2), 5*time.Second); err != nil {
+				if err := n.CrashAt(ctx, n.Pick(), contract.CrashPoint(p), 1+n.Rand().Intn(2), 5*time.Second); err != nil {
 					return err
 				}
 			}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/outboxchaos/outboxchaos/harness/contract"
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
-	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 )
 
@@ -180,8 +180,8 @@ func (s Step) validateFields(slots int) error {
 		}
 		return positive(s.For)
 	case OpCrash:
-		if !knownPoint(s.Point) {
-			return fmt.Errorf("crash point %q: want one of %s", s.Point, strings.Join(supervisor.FailpointNames(), ", "))
+		if !contract.CrashPoint(s.Point).Known() {
+			return fmt.Errorf("crash point %q: want one of %s", s.Point, strings.Join(contract.CrashPointNames(), ", "))
 		}
 		return nthAndSlot(s.Nth, slotOK(false))
 	case OpWindow:
@@ -235,15 +235,6 @@ func nthAndSlot(nth int, slotErr error) error {
 		return fmt.Errorf("hit %d: want >= 1", nth)
 	}
 	return nil
-}
-
-func knownPoint(p string) bool {
-	for _, n := range supervisor.FailpointNames() {
-		if n == p {
-			return true
-		}
-	}
-	return false
 }
 
 // Schedule is a fault schedule: steps run one after another during the
@@ -392,7 +383,7 @@ func (s Step) run(ctx context.Context, n *runner.Nemesis) error {
 	case OpTerm:
 		return n.Term(ctx, s.Slot, termTimeout, s.For)
 	case OpCrash:
-		return n.CrashAt(ctx, s.Slot, s.Point, s.Nth, crashDeadline)
+		return n.CrashAt(ctx, s.Slot, contract.CrashPoint(s.Point), s.Nth, crashDeadline)
 	case OpWindow:
 		return n.CrashWindow(ctx, s.Slot, s.Nth, crashDeadline)
 	case OpNetwork:
@@ -487,7 +478,7 @@ func DrawStep(c Chooser, sp Space) Step {
 	case OpTerm:
 		return Step{Op: op, Slot: slot(), For: pick(c, "down", termDown)}
 	case OpCrash:
-		return Step{Op: op, Slot: slot(), Point: pick(c, "point", supervisor.FailpointNames()), Nth: 1 + c.Choose("nth", 3)}
+		return Step{Op: op, Slot: slot(), Point: pick(c, "point", contract.CrashPointNames()), Nth: 1 + c.Choose("nth", 3)}
 	case OpWindow:
 		return Step{Op: op, Slot: slot(), Nth: 1 + c.Choose("nth", 3)}
 	case choiceMySQLNet:

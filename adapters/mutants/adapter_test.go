@@ -16,6 +16,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/outboxchaos/outboxchaos/harness/contract"
+
 	"github.com/outboxchaos/outboxchaos/adapters/mutants"
 	"github.com/outboxchaos/outboxchaos/adapters/mutants/dispatcher"
 	"github.com/outboxchaos/outboxchaos/harness/history"
@@ -177,7 +179,7 @@ func TestMutantBinaryCrashesAtItsFailpoint(t *testing.T) {
 	require.NoError(t, err)
 	select {
 	case ev := <-sup.CrashPoints():
-		require.Equal(t, supervisor.PointAfterEnqueue, ev.Point)
+		require.Equal(t, string(contract.AfterEnqueue), ev.Point)
 		require.Equal(t, "killed", ev.Exit.Signal)
 	case <-time.After(time.Minute):
 		t.Fatal("no crash at after-enqueue")

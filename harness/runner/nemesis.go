@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"time"
 
+	"github.com/outboxchaos/outboxchaos/harness/contract"
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
@@ -117,15 +118,15 @@ func (n *Nemesis) Term(ctx context.Context, slot string, timeout, down time.Dura
 // CrashAt restarts the slot with a failpoint that crashes it at the named
 // point on its nth hit, waits for the crash (or the deadline), then restarts
 // it clean. It needs an adapter with crash points.
-func (n *Nemesis) CrashAt(ctx context.Context, slot, point string, nth int, deadline time.Duration) error {
+func (n *Nemesis) CrashAt(ctx context.Context, slot string, point contract.CrashPoint, nth int, deadline time.Duration) error {
 	if !n.caps.CrashPoints {
 		return fmt.Errorf("crash at %s: the adapter exposes no crash points", point)
 	}
-	vars, err := supervisor.FailpointVars(n.draws.seedFor(slot+"/crash/"+point), supervisor.Crash(point).OnNth(nth))
+	vars, err := supervisor.FailpointVars(n.draws.seedFor(slot+"/crash/"+string(point)), supervisor.Crash(point).OnNth(nth))
 	if err != nil {
 		return fmt.Errorf("crash at %s: %w", point, err)
 	}
-	end := n.window("crash-point", slot, map[string]string{"point": point, "nth": fmt.Sprint(nth)})
+	end := n.window("crash-point", slot, map[string]string{"point": string(point), "nth": fmt.Sprint(nth)})
 	defer end()
 	env := cloneMap(n.slotEnv[slot])
 	for k, v := range vars {
@@ -152,15 +153,15 @@ func (n *Nemesis) CrashAt(ctx context.Context, slot, point string, nth int, dead
 // past its lease when d is longer), and keeps the schedule here until the
 // sleeper has had time to wake and finish: d plus a lease. The fault window
 // covers that span. It needs an adapter with crash points.
-func (n *Nemesis) PauseAt(ctx context.Context, slot, point string, nth int, d, settle time.Duration) error {
+func (n *Nemesis) PauseAt(ctx context.Context, slot string, point contract.CrashPoint, nth int, d, settle time.Duration) error {
 	if !n.caps.CrashPoints {
 		return fmt.Errorf("pause at %s: the adapter exposes no crash points", point)
 	}
-	vars, err := supervisor.FailpointVars(n.draws.seedFor(slot+"/pause/"+point), supervisor.SleepAt(point, d).OnNth(nth))
+	vars, err := supervisor.FailpointVars(n.draws.seedFor(slot+"/pause/"+string(point)), supervisor.SleepAt(point, d).OnNth(nth))
 	if err != nil {
 		return fmt.Errorf("pause at %s: %w", point, err)
 	}
-	end := n.window("pause-at", slot, map[string]string{"point": point, "nth": fmt.Sprint(nth), "for": d.String()})
+	end := n.window("pause-at", slot, map[string]string{"point": string(point), "nth": fmt.Sprint(nth), "for": d.String()})
 	defer end()
 	env := cloneMap(n.slotEnv[slot])
 	for k, v := range vars {

@@ -13,7 +13,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/outboxchaos/outboxchaos/reference"
+	"github.com/outboxchaos/outboxchaos/harness/contract"
 )
 
 // Outbox names the outbox table and its columns. Optional columns may be empty
@@ -57,7 +57,7 @@ type Mapping struct {
 // Reference is the contract's own schema.
 func Reference() Mapping {
 	return Mapping{
-		DDL: reference.SchemaStatements(),
+		DDL: contract.SchemaStatements(),
 		Outbox: Outbox{
 			Table: "outbox_events", ID: "id", EventType: "event_type", AggregateID: "aggregate_id",
 			Payload: "payload", Status: "status", Attempts: "attempts", AvailableAt: "available_at",

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/outboxchaos/outboxchaos/harness/contract"
+
 	"github.com/outboxchaos/outboxchaos/reference/failpoint"
 )
 
@@ -18,13 +20,13 @@ func TestReferenceParsesFailpointEnv(t *testing.T) {
 	for _, n := range failpoint.Names() {
 		names = append(names, string(n))
 	}
-	require.Equal(t, FailpointNames(), names)
+	require.Equal(t, contract.CrashPointNames(), names)
 
 	v, err := FailpointEnv(
-		Crash(PointAfterEnqueue).OnNth(2),
-		SleepAt(PointAfterClaim, time.Millisecond).WithProb(1),
-		Failpoint{Name: PointBeforeFinalizeCommit, Action: ActionCrash, Trigger: TriggerAlways},
-		SleepAt(PointAfterFinalizeCommit, 90*time.Second).WithProb(0.00001),
+		Crash(contract.AfterEnqueue).OnNth(2),
+		SleepAt(contract.AfterClaim, time.Millisecond).WithProb(1),
+		Failpoint{Name: contract.BeforeFinalizeCommit, Action: ActionCrash, Trigger: TriggerAlways},
+		SleepAt(contract.AfterFinalizeCommit, 90*time.Second).WithProb(0.00001),
 	)
 	require.NoError(t, err)
 	set, err := failpoint.Parse(v, 1)
@@ -33,7 +35,7 @@ func TestReferenceParsesFailpointEnv(t *testing.T) {
 	for _, n := range set.Enabled() {
 		enabled = append(enabled, string(n))
 	}
-	want := FailpointNames()
+	want := contract.CrashPointNames()
 	sort.Strings(want)
 	require.Equal(t, want, enabled)
 
@@ -45,5 +47,5 @@ func TestReferenceParsesFailpointEnv(t *testing.T) {
 	require.Equal(t, 1, kills)
 	point, ok := parseCrashLine(stderr.String())
 	require.True(t, ok, "crash line %q", stderr.String())
-	require.Equal(t, PointAfterEnqueue, point)
+	require.Equal(t, string(contract.AfterEnqueue), point)
 }

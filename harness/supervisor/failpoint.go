@@ -5,21 +5,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/contract"
 )
 
-// Crash-point variables of the contract's reference dispatcher.
+// Crash-point variables of the contract.
 const (
-	EnvFailpoints    = "OUTBOX_FAILPOINTS"
-	EnvFailpointSeed = "OUTBOX_FAILPOINT_SEED"
-)
-
-// Failpoint names: the points in one event's dispatch where the reference
-// can crash or sleep.
-const (
-	PointAfterClaim           = "after-claim"
-	PointAfterEnqueue         = "after-enqueue"
-	PointBeforeFinalizeCommit = "before-finalize-commit"
-	PointAfterFinalizeCommit  = "after-finalize-commit"
+	EnvFailpoints    = contract.EnvFailpoints
+	EnvFailpointSeed = contract.EnvFailpointSeed
 )
 
 // Failpoint actions and triggers.
@@ -31,17 +24,12 @@ const (
 	TriggerProb   = "prob"
 )
 
-// FailpointNames returns the failpoint names, in dispatch order.
-func FailpointNames() []string {
-	return []string{PointAfterClaim, PointAfterEnqueue, PointBeforeFinalizeCommit, PointAfterFinalizeCommit}
-}
-
 // Failpoint is one entry of OUTBOX_FAILPOINTS: at Name, do Action (crash, or
 // sleep for Sleep) when Trigger fires (always; the Nth time the point is
 // reached; with probability Prob). An empty Trigger means always and is left
 // out of the text.
 type Failpoint struct {
-	Name    string
+	Name    contract.CrashPoint
 	Action  string
 	Sleep   time.Duration
 	Trigger string
@@ -50,10 +38,10 @@ type Failpoint struct {
 }
 
 // Crash is a failpoint that crashes at name every time.
-func Crash(name string) Failpoint { return Failpoint{Name: name, Action: ActionCrash} }
+func Crash(name contract.CrashPoint) Failpoint { return Failpoint{Name: name, Action: ActionCrash} }
 
 // SleepAt is a failpoint that sleeps d at name every time.
-func SleepAt(name string, d time.Duration) Failpoint {
+func SleepAt(name contract.CrashPoint, d time.Duration) Failpoint {
 	return Failpoint{Name: name, Action: ActionSleep, Sleep: d}
 }
 
@@ -71,8 +59,8 @@ func (f Failpoint) WithProb(p float64) Failpoint {
 
 // Validate checks the failpoint against the syntax the dispatcher parses.
 func (f Failpoint) Validate() error {
-	if !knownPoint(f.Name) {
-		return fmt.Errorf("failpoint %q: unknown name: use one of %s", f.Name, strings.Join(FailpointNames(), ", "))
+	if !f.Name.Known() {
+		return fmt.Errorf("failpoint %q: unknown name: use one of %s", f.Name, knownPoints())
 	}
 	switch f.Action {
 	case ActionCrash:
@@ -109,20 +97,13 @@ func (f Failpoint) validateTrigger() error {
 	return nil
 }
 
-func knownPoint(name string) bool {
-	for _, n := range FailpointNames() {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
+func knownPoints() string { return strings.Join(contract.CrashPointNames(), ", ") }
 
 // String is the failpoint's OUTBOX_FAILPOINTS entry, like
 // "after-enqueue=crash@nth:3" or "after-claim=sleep(250ms)@prob:0.5".
 func (f Failpoint) String() string {
 	var b strings.Builder
-	b.WriteString(f.Name + "=")
+	b.WriteString(string(f.Name) + "=")
 	if f.Action == ActionSleep {
 		b.WriteString("sleep(" + f.Sleep.String() + ")")
 	} else {
@@ -142,7 +123,7 @@ func (f Failpoint) String() string {
 // FailpointEnv builds the value of OUTBOX_FAILPOINTS from points, after
 // validating each. A name may appear once.
 func FailpointEnv(points ...Failpoint) (string, error) {
-	seen := map[string]bool{}
+	seen := map[contract.CrashPoint]bool{}
 	entries := make([]string, 0, len(points))
 	for _, f := range points {
 		if err := f.Validate(); err != nil {
@@ -165,82 +146,4 @@ func FailpointVars(seed int64, points ...Failpoint) (map[string]string, error) {
 		return nil, err
 	}
 	return map[string]string{EnvFailpoints: v, EnvFailpointSeed: strconv.FormatInt(seed, 10)}, nil
-}
-
-// ParseFailpoints reads an OUTBOX_FAILPOINTS value back (the empty string is
-// no failpoint). It accepts exactly what FailpointEnv writes.
-func ParseFailpoints(s string) ([]Failpoint, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var out []Failpoint
-	for _, entry := range strings.Split(s, ";") {
-		f, err := parseFailpoint(entry)
-		if err != nil {
-			return nil, fmt.Errorf("%s entry %q: %w", EnvFailpoints, entry, err)
-		}
-		out = append(out, f)
-	}
-	if _, err := FailpointEnv(out...); err != nil {
-		return nil, fmt.Errorf("%s: %w", EnvFailpoints, err)
-	}
-	return out, nil
-}
-
-func parseFailpoint(entry string) (Failpoint, error) {
-	name, rest, ok := strings.Cut(entry, "=")
-	if !ok {
-		return Failpoint{}, fmt.Errorf("want <name>=<action>[@<trigger>]")
-	}
-	action, trigger, _ := strings.Cut(rest, "@")
-	f := Failpoint{Name: name}
-	if err := f.parseAction(action); err != nil {
-		return Failpoint{}, err
-	}
-	if err := f.parseTrigger(trigger); err != nil {
-		return Failpoint{}, err
-	}
-	return f, f.Validate()
-}
-
-func (f *Failpoint) parseAction(action string) error {
-	if action == ActionCrash {
-		f.Action = ActionCrash
-		return nil
-	}
-	arg, ok := strings.CutPrefix(action, ActionSleep+"(")
-	if arg, ok2 := strings.CutSuffix(arg, ")"); ok && ok2 {
-		d, err := time.ParseDuration(arg)
-		if err != nil {
-			return fmt.Errorf("sleep duration: %w", err)
-		}
-		f.Action, f.Sleep = ActionSleep, d
-		return nil
-	}
-	return fmt.Errorf("action %q: want crash or sleep(<duration>)", action)
-}
-
-func (f *Failpoint) parseTrigger(trigger string) error {
-	kind, arg, hasArg := strings.Cut(trigger, ":")
-	switch {
-	case trigger == "":
-		return nil
-	case trigger == TriggerAlways:
-		f.Trigger = TriggerAlways
-	case kind == TriggerNth && hasArg:
-		n, err := strconv.Atoi(arg)
-		if err != nil {
-			return fmt.Errorf("nth: %w", err)
-		}
-		f.Trigger, f.Nth = TriggerNth, n
-	case kind == TriggerProb && hasArg:
-		p, err := strconv.ParseFloat(arg, 64)
-		if err != nil {
-			return fmt.Errorf("prob: %w", err)
-		}
-		f.Trigger, f.Prob = TriggerProb, p
-	default:
-		return fmt.Errorf("trigger %q: want always, nth:<N> or prob:<p>", trigger)
-	}
-	return nil
 }

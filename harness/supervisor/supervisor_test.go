@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/contract"
 )
 
 func TestLifecycleKillPauseTermClose(t *testing.T) {
@@ -174,7 +176,7 @@ func TestRestartGivesNewInstanceID(t *testing.T) {
 
 func TestCrashPointDetected(t *testing.T) {
 	s, rec, _ := newSup(t)
-	vars, err := FailpointVars(7, Crash(PointAfterEnqueue).OnNth(1))
+	vars, err := FailpointVars(7, Crash(contract.AfterEnqueue).OnNth(1))
 	require.NoError(t, err)
 	p, err := s.Start(testCtx(t), "d1", vars)
 	require.NoError(t, err)
@@ -186,14 +188,14 @@ func TestCrashPointDetected(t *testing.T) {
 	}
 	require.Equal(t, "d1", ev.Slot)
 	require.Equal(t, "d1", ev.Instance)
-	require.Equal(t, PointAfterEnqueue, ev.Point)
+	require.Equal(t, string(contract.AfterEnqueue), ev.Point)
 	require.False(t, ev.At.IsZero())
 	require.Equal(t, "killed", ev.Exit.Signal)
 	require.Equal(t, CauseCrashpoint, ev.Exit.Cause)
 	require.False(t, ev.Exit.Unexpected())
 	require.False(t, p.Alive())
 	require.Equal(t, []string{"start", "crashpoint", "exit"}, actions(rec, "d1"))
-	require.Equal(t, PointAfterEnqueue, processEvent(t, rec, "d1", "crashpoint").Detail)
+	require.Equal(t, string(contract.AfterEnqueue), processEvent(t, rec, "d1", "crashpoint").Detail)
 	require.Equal(t, "signal killed after crash point after-enqueue", processEvent(t, rec, "d1", "exit").Detail)
 	require.Contains(t, logText(t, p.LogPath), "failpoint after-enqueue: crash")
 	require.Contains(t, ev.Exit.String(), "crash point after-enqueue")

@@ -42,23 +42,23 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/contract"
 )
 
-// Name is a crash point of the reference dispatcher.
-type Name string
+// Name is a crash point of the reference dispatcher: one of the contract's.
+type Name = contract.CrashPoint
 
 // The crash points, in the order a batch passes them.
 const (
-	AfterClaim           Name = "after-claim"
-	AfterEnqueue         Name = "after-enqueue"
-	BeforeFinalizeCommit Name = "before-finalize-commit"
-	AfterFinalizeCommit  Name = "after-finalize-commit"
+	AfterClaim           = contract.AfterClaim
+	AfterEnqueue         = contract.AfterEnqueue
+	BeforeFinalizeCommit = contract.BeforeFinalizeCommit
+	AfterFinalizeCommit  = contract.AfterFinalizeCommit
 )
 
 // Names lists every crash point, in the order a batch passes them.
-func Names() []Name {
-	return []Name{AfterClaim, AfterEnqueue, BeforeFinalizeCommit, AfterFinalizeCommit}
-}
+func Names() []Name { return contract.CrashPoints() }
 
 // Runtime is how a failpoint acts on the process. Tests replace Kill and
 // Sleep; the zero value of each field means the real thing.
