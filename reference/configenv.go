@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/spelling"
 )
 
 // The environment variables the dispatcher reads.
@@ -181,32 +183,6 @@ func defaultInstanceID() string {
 
 // closestName returns the known variable nearest to name by edit distance.
 func closestName(name string) string {
-	best, bestDist := "", -1
-	for _, known := range EnvNames() {
-		if d := editDistance(name, known); bestDist < 0 || d < bestDist {
-			best, bestDist = known, d
-		}
-	}
+	best, _ := spelling.Nearest(name, EnvNames())
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+
+	"github.com/outboxchaos/outboxchaos/harness/spelling"
 )
 
 // sink checks the BullMQ key prefix and queue allowlist the dispatcher uses.
@@ -62,7 +64,7 @@ func (l *loader) capabilities(c supervisor.Capabilities, a *Adapter) supervisor.
 
 func tuningFix(name string) string {
 	all := supervisor.TuningVariables()
-	if c := closest(name, all); c != "" {
+	if c := spelling.Likely(name, all); c != "" {
 		return fmt.Sprintf("did you mean %s? Use names from: %s", c, strings.Join(all, ", "))
 	}
 	return "use names from: " + strings.Join(all, ", ")

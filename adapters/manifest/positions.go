@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/outboxchaos/outboxchaos/harness/spelling"
 )
 
 // positions maps every YAML path of a document ("start.args[0]") to the line
@@ -136,40 +138,8 @@ func unknownKeyFix(key string, fields map[string]reflect.Type) string {
 	}
 	sort.Strings(known)
 	fix := "remove it or use one of " + strings.Join(known, ", ")
-	if s := closest(key, known); s != "" {
+	if s := spelling.Likely(key, known); s != "" {
 		fix = fmt.Sprintf("did you mean %q? Known keys here: %s", s, strings.Join(known, ", "))
 	}
 	return fix
-}
-
-// closest returns the candidate nearest to s by edit distance, if it is near
-// enough to be a likely typo, else "".
-func closest(s string, candidates []string) string {
-	best, bestD := "", len(s)/2+2
-	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+
+	"github.com/outboxchaos/outboxchaos/harness/spelling"
 )
 
 // Harness variables a template may name besides the contract's.
@@ -158,7 +160,7 @@ func checkText(ps *problems, sc scope, field, s string) text {
 			continue
 		}
 		fix := "use one of " + strings.Join(sc.sorted(), ", ")
-		if c := closest(ref, sc.sorted()); c != "" {
+		if c := spelling.Likely(ref, sc.sorted()); c != "" {
 			fix = fmt.Sprintf("did you mean ${%s}? Known: %s", c, strings.Join(sc.sorted(), ", "))
 		}
 		ps.add(field, fix, "unknown variable ${%s}", ref)
