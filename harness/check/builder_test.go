@@ -48,6 +48,9 @@ type queueState struct {
 	lists   map[string][]string
 }
 
+// referenceConventions are what the reference adapter declares.
+var referenceConventions = history.Conventions{ReleaseKeepsError: true, RecoveryKeepsError: true}
+
 func newBuilder(scenario string) *builder {
 	return &builder{
 		run: history.Run{Meta: history.Meta{
@@ -60,6 +63,9 @@ func newBuilder(scenario string) *builder {
 				BackoffBase: history.Duration(500 * time.Millisecond), BackoffMax: history.Duration(4 * time.Second),
 				PublishTimeout: history.Duration(time.Second),
 			},
+			// The reference's conventions: releases and recoveries leave
+			// last_error as it was.
+			Conventions: referenceConventions,
 		}},
 		rows:   map[int64]*outboxRow{},
 		jobs:   map[string]*history.JobRow{},

@@ -18,6 +18,15 @@ import (
 //   - E still pending or processing: J's row is not queued or later, unless
 //     E is already-queued (its job was queued before it).
 //
+// And at the moment it happens (contract section 2 step 4): when E becomes
+// published, J's row is already queued or later by the ai_jobs transitions
+// recorded before it (a worker got there first, or the same transaction
+// moved it first), or the next transition of J moves it to queued within
+// DBSlack plus any MySQL latency (the same transaction, written after the
+// outbox row). A consumer that moves J created -> running later does not
+// hide a dispatcher that never sets queued. With a gap in the triggers this
+// part is unknown rather than a fail.
+//
 // And over time: E is never marked published before its job's first
 // creation (by more than ClockSlack): a crash in between would leave it
 // published without a job.
@@ -60,6 +69,11 @@ func (ix *index) inconsistency(e history.Event, row history.OutboxRow) (string, 
 			return fmt.Sprintf("Event %d was published but its job %s does not exist in ai_jobs.", e.ID, e.JobID), at, false
 		case !queuedOrLater(jobSt):
 			return fmt.Sprintf("Event %d was published but its job %s is still %s, not queued.", e.ID, e.JobID, jobSt), at, false
+		}
+		if msg, at := ix.publishedUnqueued(e); msg != "" {
+			return msg, at, false
+		}
+		switch {
 		case !aq && !created && ix.creationsBlind(ix.queueOf(e)):
 			return "", at, true
 		case !aq && !created:
@@ -69,6 +83,8 @@ func (ix *index) inconsistency(e history.Event, row history.OutboxRow) (string, 
 		}
 	case history.StatusFailed:
 		switch {
+		case queuedOrLater(jobSt) && aq:
+			return fmt.Sprintf("Event %d ended failed but its job %s was already %s: %s.", e.ID, e.JobID, jobSt, ruleAlreadyDispatched), at, false
 		case queuedOrLater(jobSt):
 			return fmt.Sprintf("Event %d ended failed but its job %s is %s.", e.ID, e.JobID, jobSt), at, false
 		case !aq && created:
@@ -89,8 +105,8 @@ func (ix *index) publishedEarly(e history.Event) (string, time.Time, bool) {
 	if len(cs) == 0 {
 		return "", time.Time{}, false
 	}
-	for _, t := range ix.outbox[e.ID] {
-		if classify(t) == moveFinalize && t.NewStatus == history.StatusPublished {
+	for i, t := range ix.outbox[e.ID] {
+		if ix.moveAt(e.ID, i) == moveFinalize && t.NewStatus == history.StatusPublished {
 			if cs[0].At.After(t.At.Add(ClockSlack)) {
 				return fmt.Sprintf("Event %d was marked published by %s at %s, before its job %s was created in BullMQ at %s.",
 					e.ID, orSomeone(t.LockedBy), clock(t.At), e.JobID, clock(cs[0].At)), t.At, false
@@ -99,6 +115,57 @@ func (ix *index) publishedEarly(e history.Event) (string, time.Time, bool) {
 		}
 	}
 	return "", time.Time{}, false
+}
+
+// publishedUnqueued finds the moment event e was marked published while its
+// job was not yet queued or later (see the definition). It judges the first
+// publish only; "" when there is nothing to judge or it was fine.
+func (ix *index) publishedUnqueued(e history.Event) (string, time.Time) {
+	jts := ix.jobs[e.JobID]
+	if len(jts) == 0 {
+		return "", time.Time{}
+	}
+	if _, gap := ix.triggersGap(); gap {
+		return "", time.Time{}
+	}
+	for i, p := range ix.outbox[e.ID] {
+		if ix.moveAt(e.ID, i) != moveFinalize || p.NewStatus != history.StatusPublished {
+			continue
+		}
+		status, next := jobStatusAt(jts, p.Seq)
+		if queuedOrLater(status) {
+			return "", time.Time{}
+		}
+		slack := DBSlack + mysqlDelay(ix.run, p.At)
+		if next != nil && next.NewStatus == history.JobQueued && !next.At.After(p.At.Add(slack)) {
+			return "", time.Time{}
+		}
+		later := "it never became queued"
+		if next != nil {
+			later = fmt.Sprintf("it went %s -> %s only at %s", next.OldStatus, next.NewStatus, clock(next.At))
+		}
+		return fmt.Sprintf("Event %d was marked published by %s at %s while its job %s was still %s (%s): %s.",
+			e.ID, orSomeone(p.LockedBy), clock(p.At), e.JobID, jobWord(status), later, ruleStep4), p.At
+	}
+	return "", time.Time{}
+}
+
+// jobStatusAt is a job row's status just before sequence number seq (from
+// its recorded transitions, "" when it did not exist yet), and its first
+// transition after seq (nil when none).
+func jobStatusAt(jts []history.Transition, seq int64) (string, *history.Transition) {
+	status := ""
+	for i, t := range jts {
+		if t.Seq > seq {
+			return status, &jts[i]
+		}
+		if t.Op == "delete" {
+			status = ""
+		} else {
+			status = t.NewStatus
+		}
+	}
+	return status, nil
 }
 
 // queueOf is the queue an event's job belongs to.
