@@ -21,11 +21,14 @@ import (
 // And at the moment it happens (contract section 2 step 4): when E becomes
 // published, J's row is already queued or later by the ai_jobs transitions
 // recorded before it (a worker got there first, or the same transaction
-// moved it first), or the next transition of J moves it to queued within
-// DBSlack plus any MySQL latency (the same transaction, written after the
-// outbox row). A consumer that moves J created -> running later does not
-// hide a dispatcher that never sets queued. With a gap in the triggers this
-// part is unknown rather than a fail.
+// moved it first), or the next transition of J moves it created -> queued
+// (only a dispatcher makes that move; the same transaction may write it
+// after the outbox row, and a lock wait may delay it), or a worker's move of J past queued follows it while the
+// consumer had already taken J (the dispatcher's guarded move lost the race
+// and wrote nothing), provided the run shows jobs moved created -> queued at
+// all. A consumer that moves J created -> running later does not hide a
+// dispatcher that never sets queued. With a gap in the triggers this part
+// is not judged.
 //
 // And over time: E is never marked published before its job's first
 // creation (by more than ClockSlack): a crash in between would leave it
@@ -136,8 +139,10 @@ func (ix *index) publishedUnqueued(e history.Event) (string, time.Time) {
 		if queuedOrLater(status) {
 			return "", time.Time{}
 		}
-		slack := DBSlack + mysqlDelay(ix.run, p.At)
-		if next != nil && next.NewStatus == history.JobQueued && !next.At.After(p.At.Add(slack)) {
+		if next != nil && next.Op == "update" && next.OldStatus == history.JobCreated && next.NewStatus == history.JobQueued {
+			return "", time.Time{}
+		}
+		if next != nil && ix.lostRace(e.JobID, *next) {
 			return "", time.Time{}
 		}
 		later := "it never became queued"
@@ -148,6 +153,38 @@ func (ix *index) publishedUnqueued(e history.Event) (string, time.Time) {
 			e.ID, orSomeone(p.LockedBy), clock(p.At), e.JobID, jobWord(status), later, ruleStep4), p.At
 	}
 	return "", time.Time{}
+}
+
+// lostRace tells whether the dispatcher's own move of the job to queued
+// may have lost a race with a worker: the job's next transition after the
+// publish is a worker's (past queued) made after the consumer took the job
+// from BullMQ (ClockSlack allowed), and the run shows dispatchers moving
+// jobs created -> queued at all (a guarded update that finds the job
+// already running writes nothing, so it leaves no transition). A
+// dispatcher that never once moves a job to queued gets no such benefit.
+func (ix *index) lostRace(job string, next history.Transition) bool {
+	if !queuedOrLater(next.NewStatus) || next.NewStatus == history.JobQueued || !ix.movesToQueued() {
+		return false
+	}
+	for _, tk := range ix.creations.takes[job] {
+		if !tk.At.After(next.At.Add(ClockSlack)) {
+			return true
+		}
+	}
+	return false
+}
+
+// movesToQueued tells whether any job row was moved created -> queued in
+// the run: only a dispatcher makes that move.
+func (ix *index) movesToQueued() bool {
+	for _, jts := range ix.jobs {
+		for _, t := range jts {
+			if t.Op == "update" && t.OldStatus == history.JobCreated && t.NewStatus == history.JobQueued {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // jobStatusAt is a job row's status just before sequence number seq (from

@@ -233,8 +233,25 @@ func TestPublishedJudgedAtTheMoment(t *testing.T) {
 	require.Equal(t, Pass, CheckConsistent(workerFirst).Verdict)
 	sameTx := build(func(b *builder) { b.publishOnly(1, 200).jobMove("j-1", history.JobQueued, 200) })
 	require.Equal(t, Pass, CheckConsistent(sameTx).Verdict)
+	// The same transaction's job update may wait on a lock.
 	later := build(func(b *builder) { b.publishOnly(1, 200).jobMove("j-1", history.JobQueued, 400) })
-	require.Equal(t, Fail, CheckConsistent(later).Verdict)
+	require.Equal(t, Pass, CheckConsistent(later).Verdict)
+
+	// A dispatcher that does move jobs to queued (event 2) lost the race on
+	// event 1: the consumer took it by the publish and moved it on right
+	// after, so the guarded move found nothing to do.
+	race := func(take int) history.Run {
+		b := dialect("baseline").start(0, "d1")
+		b.produce(1, "j-1", history.KindValid, 50).produce(2, "j-2", history.KindValid, 50)
+		b.claim(1, "d1", 100).claim(2, "d1", 100).add("ai-default", "j-1", "j-1", 150).add("ai-default", "j-2", "j-2", 150)
+		b.take("ai-default", "j-1", "w1", take, false)
+		b.publishOnly(1, 200).publish(2, 200).jobMove("j-1", history.JobRunning, 220)
+		return b.finish(500, 12000, true)
+	}
+	require.Equal(t, Pass, CheckConsistent(race(201)).Verdict)
+	r = CheckConsistent(race(600))
+	require.Equal(t, Fail, r.Verdict, "moved on before any worker took it: no race")
+	require.Contains(t, r.Violations[0].Summary, "still created (it went created -> running only at 10:00:00.220)")
 }
 
 func TestTakeoverDistribution(t *testing.T) {
