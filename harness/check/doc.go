@@ -31,7 +31,7 @@
 //     last_error says and whoever writes it (another instance, or the
 //     owner's own next round). No backoff is owed.
 //  2. transient failure: before the lease end, with available_at moved more
-//     than slack into the future. Backoff applies (I6), it counts toward the
+//     than FutureSlack into the future. Backoff applies (I6), it counts toward the
 //     maximum attempts (I7), and a poison event must never have one (I4).
 //  3. release: before the lease end with available_at not in the future,
 //     when the harness had sent the owner SIGTERM, or when nothing failed for

@@ -158,6 +158,12 @@ func (c classifier) classify(event int64, ts []history.Transition) classified {
 	return out
 }
 
+// FutureSlack is how far past the write's own time available_at must lie to
+// count as moved into the future. A release that writes "now" computed in
+// the application reaches the database a moment later, so it lies in the
+// past; only a rounding error can put it ahead.
+const FutureSlack = 5 * time.Millisecond
+
 // returnMove decides which return to pending t is, for the hold h it ends
 // (nil when no claim was recorded before it). For moveUnclear it says why.
 func (c classifier) returnMove(h *hold, t history.Transition) (move, string) {
@@ -165,7 +171,7 @@ func (c classifier) returnMove(h *hold, t history.Transition) (move, string) {
 	if h != nil && h.Until != nil && !t.At.Before(h.Until.Add(-slack)) {
 		return moveRecovery, ""
 	}
-	if t.AvailableAt != nil && t.AvailableAt.After(t.At.Add(slack)) {
+	if t.AvailableAt != nil && t.AvailableAt.After(t.At.Add(FutureSlack)) {
 		return moveFailure, ""
 	}
 	if h == nil {

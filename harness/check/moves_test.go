@@ -291,3 +291,19 @@ func TestLongDigitJobIDRuleIsStated(t *testing.T) {
 	require.Contains(t, s, "contract section 2 step 2: a jobId must not be all digits (of any length) and must not contain ':'")
 	require.Contains(t, s, "BullMQ's own parseInt check misses a 20-digit id such as this one")
 }
+
+// available_at counts as moved out only past FutureSlack: a release writing
+// the application's "now" may round a hair ahead.
+func TestAvailableAtInTheFuture(t *testing.T) {
+	build := func(delay time.Duration) history.Run {
+		b := dialect("redis-latency").start(0, "d1")
+		b.produce(1, "j-1", history.KindValid, 50).fault("latency", "redis", 60, 500)
+		b.claim(1, "d1", 100).giveBack(1, 300, "redis: slow", delay)
+		b.claim(1, "d1", 1000).add("ai-default", "j-1", "j-1", 1020).publish(1, 1030)
+		return b.finish(1100, 12000, true)
+	}
+	require.Equal(t, moveUnclear, movesOf(build(3*time.Millisecond), 1)[2])
+	require.Equal(t, moveFailure, movesOf(build(20*time.Millisecond), 1)[2])
+	r := CheckBackoff(build(20 * time.Millisecond))
+	require.Equal(t, Fail, r.Verdict, "20ms is proven short of half the 500ms backoff: %s", r.Reason)
+}
