@@ -65,7 +65,7 @@ type Meta struct {
 	RemoveOnEnd bool              `json:"remove_on_complete,omitempty"`
 	// Conventions are what the adapter declares about the dispatcher's
 	// returns to pending, for what the history alone cannot tell.
-	Conventions Conventions `json:"conventions,omitempty"`
+	Conventions Conventions `json:"conventions,omitzero"`
 }
 
 // Conventions are an adapter's declarations about how the dispatcher gives a
@@ -88,6 +88,10 @@ type Conventions struct {
 	// promises to recover the claim (zero: not declared).
 	RecoveryBound Duration `json:"recovery_bound,omitempty"`
 }
+
+// IsZero tells whether nothing is declared (meta.json then leaves the key
+// out).
+func (c Conventions) IsZero() bool { return !c.Declared() && c.RecoveryBound == 0 }
 
 // Declared tells whether the conventions say anything about returns to
 // pending.
