@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
@@ -29,6 +30,7 @@ type Adapter struct {
 	env          []envEntry
 	mapping      schema.Mapping
 	caps         supervisor.Capabilities
+	conv         history.Conventions
 	prefix       string
 	queues       []string
 

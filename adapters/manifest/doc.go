@@ -59,6 +59,13 @@
 //	  crash_points: false             # reads OUTBOX_FAILPOINTS and prints the crash line
 //	  graceful_term: true             # SIGTERM: stop claiming, finish or release, exit 0
 //
+//	conventions:                      # optional: what the history cannot show
+//	  releases:                       # how it gives a claim back before the lease ends
+//	    last_error_prefixes: ["released: "]
+//	  recoveries:                     # how it returns an expired claim to pending
+//	    keeps_last_error: true        # leaves last_error as it was
+//	    bound: 10s                    # recovers a dead owner's claim within this after the lease
+//
 // # Keys
 //
 //   - name (required).
@@ -83,6 +90,17 @@
 //     bounds only from those), crash_points and graceful_term as in
 //     supervisor.Capabilities. Scenarios needing a capability it lacks are
 //     skipped, not failed.
+//   - conventions (optional; nothing declared by default): releases and
+//     recoveries, each with last_error_prefixes (what that kind of return
+//     writes at the start of last_error) and keeps_last_error (it leaves
+//     last_error as it was); recoveries also bound, a Go duration up to 1h.
+//     The checkers tell returns to pending apart by what happened (the lease
+//     end, available_at, SIGTERM, faults: harness/check doc.go); these
+//     declarations only settle a return the history cannot tell from a retry
+//     without backoff (one matching a declared convention is a release, one
+//     matching none is a transient failure), and a longer bound lengthens
+//     I8's. They never turn a proven violation into a pass. The runner copies
+//     them into the run's meta.json.
 //
 // Paths (dir, ddl, a command with a '/') are relative to the manifest's
 // directory. A command without '/' is looked up on PATH.
@@ -120,7 +138,10 @@
 // DATETIME or TIMESTAMP, an outbox id that is not AUTO_INCREMENT; a status
 // map missing a canonical word (pending, processing, published, failed;
 // created, queued) or mapping to a word that is not canonical; a bad queue
-// name; an unknown or repeated tuning variable; and a capability that cannot
+// name; an unknown or repeated tuning variable; a conventions section that
+// says nothing about last_error, a blank, too long or repeated prefix, a
+// recovery bound that is not a positive Go duration of at most 1h; and a
+// capability that cannot
 // work because its variables never reach the process (a tuning variable or
 // OUTBOX_FAILPOINTS neither passed through nor named in start.env or args).
 //

@@ -23,6 +23,7 @@ type rawManifest struct {
 	Schema       yaml.Node               `yaml:"schema"`
 	Sink         rawSink                 `yaml:"sink"`
 	Capabilities supervisor.Capabilities `yaml:"capabilities"`
+	Conventions  rawConventions          `yaml:"conventions"`
 }
 
 type rawCommand struct {
@@ -169,6 +170,7 @@ func (l *loader) adapter() *Adapter {
 	a.mapping = l.schema(&r.Schema)
 	a.prefix, a.queues = l.sink(r.Sink)
 	a.caps = l.capabilities(r.Capabilities, a)
+	a.conv = l.conventions(r.Conventions)
 	return a
 }
 

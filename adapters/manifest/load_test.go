@@ -7,9 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
@@ -41,6 +43,12 @@ func TestLoadGood(t *testing.T) {
 	// The adapter hands out copies.
 	m.OutboxStatus["x"] = "pending"
 	require.NotContains(t, a.Schema().OutboxStatus, "x")
+
+	c := a.Conventions()
+	require.Equal(t, history.Conventions{ReleaseErrors: []string{"released: "}, RecoveryErrors: []string{"lease expired", "recovered"},
+		RecoveryBound: history.Duration(12 * time.Second)}, c)
+	c.RecoveryErrors[0] = "x"
+	require.Equal(t, "lease expired", a.Conventions().RecoveryErrors[0], "the adapter hands out copies")
 }
 
 func TestLoadReferenceSchema(t *testing.T) {
@@ -51,6 +59,7 @@ func TestLoadReferenceSchema(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, schema.Reference(), a.Schema())
 	require.Equal(t, supervisor.Capabilities{}, a.Capabilities(), "capabilities default to none")
+	require.False(t, a.Conventions().Declared(), "conventions default to none")
 	require.Empty(t, a.Queues())
 }
 
@@ -85,6 +94,12 @@ var badCases = []badCase{
 	{"schema_word", "schema", "schema: references", `"references" is not a schema`, "schema: reference"},
 	{"workdir_without_build", "start.command", "command:", "names ${WORK_DIR}, a fresh directory only a build step fills", "add a build step"},
 	{"empty", "", "", "the file is empty or not a mapping", "start from the example"},
+	{"conventions_blank_prefix", "conventions.releases.last_error_prefixes[1]", `"  "`, "an empty or blank prefix would match every last_error", "the text the dispatcher puts at the start"},
+	{"conventions_duplicate_prefix", "conventions.recoveries.last_error_prefixes[1]", `"lease expired", "lease expired"`, `prefix "lease expired" is listed twice`, "list each prefix once"},
+	{"conventions_bound", "conventions.recoveries.bound", "bound: 12 seconds", `"12 seconds" is not a duration`, "a Go duration"},
+	{"conventions_negative_bound", "conventions.recoveries.bound", "bound: -5s", "bound -5s is not positive", "a positive duration"},
+	{"conventions_silent_section", "conventions.releases", "releases: {", "conventions.releases says nothing about last_error", "keeps_last_error: true"},
+	{"conventions_unknown_key", "conventions.recoveries.bond", "bond: 12s", `unknown key "bond"`, `did you mean "bound"`},
 }
 
 func TestLoadRejectsEachKindOfMistake(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
@@ -132,6 +133,16 @@ func (a *Adapter) Schema() schema.Mapping { return schema.Reference() }
 // Capabilities: every tuning variable, crash points, graceful SIGTERM.
 func (a *Adapter) Capabilities() supervisor.Capabilities {
 	return supervisor.Capabilities{Tuning: supervisor.TuningVariables(), CrashPoints: true, GracefulTerm: true}
+}
+
+// Conventions declares how the reference gives rows back: a release (on
+// SIGTERM) and a lease recovery both leave last_error as it was, while a
+// transient failure always writes a new one ("attempt n of m: ..."). The
+// checkers use this only where the history cannot tell a release from a
+// retry without backoff (harness/check doc.go). The mutants, built on a base
+// with the same habits, inherit it.
+func (a *Adapter) Conventions() history.Conventions {
+	return history.Conventions{ReleaseKeepsError: true, RecoveryKeepsError: true}
 }
 
 // Binary returns the built binary's path (empty before Prepare).

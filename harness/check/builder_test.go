@@ -28,6 +28,10 @@ type builder struct {
 	// blind is set while the keyspace observer is disconnected: key notes
 	// are not recorded (see keyspaceDown and keyspaceBack).
 	blind bool
+	// noTokens is a schema without a lock_token column: claims write none.
+	noTokens bool
+	// attemptsAtFailure counts attempts when a claim fails, not at claim.
+	attemptsAtFailure bool
 }
 
 type outboxRow struct {
@@ -48,6 +52,9 @@ type queueState struct {
 	lists   map[string][]string
 }
 
+// referenceConventions are what the reference adapter declares.
+var referenceConventions = history.Conventions{ReleaseKeepsError: true, RecoveryKeepsError: true}
+
 func newBuilder(scenario string) *builder {
 	return &builder{
 		run: history.Run{Meta: history.Meta{
@@ -60,6 +67,9 @@ func newBuilder(scenario string) *builder {
 				BackoffBase: history.Duration(500 * time.Millisecond), BackoffMax: history.Duration(4 * time.Second),
 				PublishTimeout: history.Duration(time.Second),
 			},
+			// The reference's conventions: releases and recoveries leave
+			// last_error as it was.
+			Conventions: referenceConventions,
 		}},
 		rows:   map[int64]*outboxRow{},
 		jobs:   map[string]*history.JobRow{},
@@ -177,6 +187,9 @@ func (b *builder) lease(at int) *time.Time {
 }
 
 func (b *builder) newToken() string {
+	if b.noTokens {
+		return ""
+	}
 	b.tokens++
 	return fmt.Sprintf("tok%02d-%x", b.tokens, 0xbeef00+b.tokens)
 }
@@ -186,7 +199,9 @@ func (b *builder) newToken() string {
 func (b *builder) claim(id int64, inst string, at int) *builder {
 	r := b.rows[id]
 	b.emit(r, at, "update", history.StatusProcessing, func(r *outboxRow) {
-		r.attempts++
+		if !b.attemptsAtFailure {
+			r.attempts++
+		}
 		r.lockedBy, r.token, r.lockedUntil = inst, b.newToken(), b.lease(at)
 	})
 	return b
@@ -198,8 +213,49 @@ func (b *builder) takeover(id int64, inst string, at int) *builder { return b.cl
 func (b *builder) failTransient(id int64, at int, err string, backoff time.Duration) *builder {
 	r := b.rows[id]
 	b.emit(r, at, "update", history.StatusPending, func(r *outboxRow) {
+		if b.attemptsAtFailure {
+			r.attempts++
+		}
 		r.lastError = fmt.Sprintf("%s (attempt %d)", err, r.attempts)
 		r.availableAt = ms(at).Add(backoff)
+	})
+	return b
+}
+
+// giveBack returns the row to pending with its lock cleared, last_error set
+// to reason (kept when reason is ""), and available_at moved to at + delay
+// (left alone when delay is zero): a release or recovery that writes a
+// reason, or a retry without backoff.
+func (b *builder) giveBack(id int64, at int, reason string, delay time.Duration) *builder {
+	r := b.rows[id]
+	b.emit(r, at, "update", history.StatusPending, func(r *outboxRow) {
+		if reason != "" {
+			r.lastError = reason
+		}
+		if delay > 0 {
+			r.availableAt = ms(at).Add(delay)
+		}
+		r.lockedBy, r.token, r.lockedUntil = "", "", nil
+	})
+	return b
+}
+
+// jobMove is a write to a job row by someone other than the dispatcher's
+// publish (a worker, or a dispatcher's separate statement).
+func (b *builder) jobMove(job, status string, at int) *builder {
+	j := b.jobs[job]
+	b.seq++
+	b.run.Transitions = append(b.run.Transitions, history.Transition{Seq: b.seq, Table: history.TableJobs, Row: job, Op: "update", At: ms(at), OldStatus: j.Status, NewStatus: status})
+	j.Status = status
+	return b
+}
+
+// publishOnly marks the event published and leaves its job as it is.
+func (b *builder) publishOnly(id int64, at int) *builder {
+	r := b.rows[id]
+	b.emit(r, at, "update", history.StatusPublished, func(r *outboxRow) {
+		p := ms(at)
+		r.publishedAt = &p
 	})
 	return b
 }
@@ -231,7 +287,12 @@ func (b *builder) publish(id int64, at int) *builder {
 // failPermanent marks the event failed with a reason.
 func (b *builder) failPermanent(id int64, at int, reason string) *builder {
 	r := b.rows[id]
-	b.emit(r, at, "update", history.StatusFailed, func(r *outboxRow) { r.lastError = reason })
+	b.emit(r, at, "update", history.StatusFailed, func(r *outboxRow) {
+		if b.attemptsAtFailure {
+			r.attempts++
+		}
+		r.lastError = reason
+	})
 	return b
 }
 

@@ -61,7 +61,7 @@ var verdictCases = map[string]verdictCase{
 		summary: map[string][]string{"I7": {"Valid event 1 (job j-1) was failed by d1 at attempt 1, before the maximum of 5 attempts"}},
 		event:   map[string]int64{"I7": 1}},
 	"bad-i8-slow-recovery": {verdicts: "PPPPPPPFP",
-		summary: map[string][]string{"I8": {"Event 1's claim by d1", "was killed", "taken over only at 10:00:06.000 by d2"}},
+		summary: map[string][]string{"I8": {"Event 1's claim by d1", "was killed", "taken over only at 10:00:10.000 by d2", "later than the bound of 6.1s", "from the tuning"}},
 		event:   map[string]int64{"I8": 1}},
 	"bad-i9-overwrite": {verdicts: "PPPPPPPPF",
 		summary: map[string][]string{"I9": {"Job j-1's data in queue ai-default was overwritten", `{"jobId":"j-1","retry":2}`}},
@@ -265,7 +265,7 @@ func TestPoisonLeftPending(t *testing.T) {
 	long := b.finish(100, 12000, true)
 	r := CheckPoison(long)
 	require.Equal(t, Fail, r.Verdict)
-	require.Contains(t, r.Violations[0].Summary, "Poison event 1 (illegal-job-id) was still pending at the end instead of failed.")
+	require.Contains(t, r.Violations[0].Summary, "Poison event 1 (illegal-job-id) was still pending at the end instead of failed: contract section 2 step 2")
 	short := long
 	short.Meta.Ended = ms(1000)
 	require.Equal(t, Unknown, CheckPoison(short).Verdict)
@@ -306,10 +306,11 @@ func TestBackoffAboveTheMaximum(t *testing.T) {
 
 func TestMySQLLatencyWidensBackoffSlack(t *testing.T) {
 	b := newBuilder("mysql-latency").start(0, "d1")
-	b.produce(1, "j-1", history.KindValid, 50).claim(1, "d1", 100).failTransient(1, 200, errRedis, 10*time.Millisecond)
+	b.produce(1, "j-1", history.KindValid, 50).fault("blackhole", "redis", 90, 190)
+	b.claim(1, "d1", 100).failTransient(1, 200, errRedis, 10*time.Millisecond)
 	run := b.finish(300, 20000, true)
 	require.Equal(t, Fail, CheckBackoff(run).Verdict)
-	run.Faults = append(run.Faults, history.Fault{ID: 1, Kind: "latency", Target: "mysql", Params: map[string]string{"latency": "200ms", "jitter": "50"}, Start: ms(0), End: ms(1000)})
+	run.Faults = append(run.Faults, history.Fault{ID: 2, Kind: "latency", Target: "mysql", Params: map[string]string{"latency": "200ms", "jitter": "50"}, Start: ms(0), End: ms(1000)})
 	require.Equal(t, Pass, CheckBackoff(run).Verdict)
 }
 
@@ -323,23 +324,26 @@ func TestExpectedBackoff(t *testing.T) {
 	require.Positive(t, expectedBackoff(tn, 200))
 }
 
-func TestClassify(t *testing.T) {
+func TestShape(t *testing.T) {
 	cases := []struct {
-		t    history.Transition
-		want move
+		t     history.Transition
+		owner string
+		want  move
 	}{
-		{history.Transition{Op: "insert", NewStatus: "pending"}, moveInsert},
-		{history.Transition{Op: "update", OldStatus: "pending", NewStatus: "processing", LockToken: "a"}, moveClaim},
-		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "processing", LockToken: "b", OldLockToken: "a"}, moveTakeover},
-		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "processing", LockToken: "a", OldLockToken: "a"}, moveExtend},
-		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "pending", LastError: "x", OldLastError: ""}, moveFailure},
-		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "pending", LastError: "x", OldLastError: "x"}, moveRelease},
-		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "published"}, moveFinalize},
-		{history.Transition{Op: "update", OldStatus: "failed", NewStatus: "pending"}, moveRewrite},
-		{history.Transition{Op: "delete", OldStatus: "published"}, moveDelete},
+		{history.Transition{Op: "insert", NewStatus: "pending"}, "", moveInsert},
+		{history.Transition{Op: "update", OldStatus: "pending", NewStatus: "processing", LockToken: "a"}, "", moveClaim},
+		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "processing", LockToken: "b", OldLockToken: "a"}, "d1", moveTakeover},
+		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "processing", LockToken: "a", OldLockToken: "a"}, "d1", moveExtend},
+		// Without lock tokens, a new locked_by is a new owner.
+		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "processing", LockedBy: "d2"}, "d1", moveTakeover},
+		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "processing", LockedBy: "d1"}, "d1", moveExtend},
+		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "pending", LastError: "x"}, "d1", moveReturn},
+		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "published"}, "d1", moveFinalize},
+		{history.Transition{Op: "update", OldStatus: "failed", NewStatus: "pending"}, "", moveRewrite},
+		{history.Transition{Op: "delete", OldStatus: "published"}, "", moveDelete},
 	}
 	for i, c := range cases {
-		require.Equal(t, c.want, classify(c.t), "case %d", i)
+		require.Equal(t, c.want, shape(c.t, c.owner), "case %d", i)
 	}
 }
 

@@ -4,22 +4,51 @@
 // invariant's exact definition is the doc comment of its checker, one file per
 // invariant (i1_duplicates.go ... i9_untouched.go).
 //
-// # Reading the history
+// # Reading the history: moves
 //
 // Outbox transitions are read per event in trigger sequence order and
-// classified into moves (moves.go):
+// classified once, in moves.go; every checker reads that one answer. The
+// rules rest only on what happened: the database clock, leases and tokens,
+// who held a row, and the harness's own records (fault windows, the signals
+// it sent). Never on a dispatcher's wording: last_error is read only through
+// what the adapter declares (Meta.Conventions).
 //
-//   - claim: pending -> processing, or processing -> processing with a new
-//     lock token (a takeover of an expired lease). A claim opens a "hold"
-//     under its token that lasts until the next move that ends it.
-//   - extend: processing -> processing with the same token (a heartbeat that
-//     moves locked_until).
-//   - failure (transient): processing -> pending with a non-empty last_error
-//     that differs from the previous one. Backoff must apply.
-//   - release: processing -> pending with last_error unchanged: lease
-//     recovery or a graceful release. No backoff is expected.
+//   - claim: pending -> processing. A claim opens a "hold" that lasts until
+//     the next move that ends it; its lease end is locked_until, moved by
+//     extensions.
+//   - takeover: processing -> processing under a new owner: a new non-empty
+//     lock token, or, for a schema without a lock_token column (fenced by
+//     locked_by and locked_until; the token is then empty), a locked_by other
+//     than the hold's owner. It opens a new hold.
+//   - extend: processing -> processing under the same owner.
 //   - finalize: into published or failed from a live status.
 //   - rewrite: any later update of a row already published or failed.
+//
+// A return to pending (processing -> pending) that ends hold h is, in this
+// order of rules ("slack" is DBSlack plus any MySQL latency in effect):
+//
+//  1. recovery: written at or after h's lease end, less slack, whatever
+//     last_error says and whoever writes it (another instance, or the
+//     owner's own next round). No backoff is owed.
+//  2. transient failure: before the lease end, with available_at moved more
+//     than FutureSlack into the future. Backoff applies (I6), it counts toward the
+//     maximum attempts (I7), and a poison event must never have one (I4).
+//  3. release: before the lease end with available_at not in the future,
+//     when the harness had sent the owner SIGTERM, or when nothing failed for
+//     the owner from its claim to the return (widened by ClockSlack): no
+//     fault whose target does not name another instance (so faults on
+//     "redis", "mysql", the owner or its links count), no signal but SIGTERM,
+//     no MySQL cut. No backoff is owed.
+//  4. otherwise the history cannot tell a release from a retry without
+//     backoff. With declared conventions, a return whose last_error matches
+//     a declared release or recovery (a prefix, or unchanged when the
+//     convention keeps it) is a release, and one that matches none is a
+//     transient failure. With nothing declared it is unclear: every checker
+//     it matters to is unknown for that event, with the reason, not a fail.
+//
+// A declaration only settles rule 4; it never turns a proven violation into
+// a pass. Failures are counted from these moves, never from the attempts
+// column, so a dispatcher may count attempts at claim or at failure.
 //
 // A creation of a BullMQ job is an "added" entry of a queue's events stream or
 // a "new" keyspace notification of a job hash (creations.go). The two sources

@@ -84,8 +84,8 @@ func (ix *index) checkDuplicate(t *tally, job string) {
 	var summary string
 	switch {
 	case len(cs) > limit && limit == 0:
-		summary = fmt.Sprintf("Job %s was already queued before event %d was dispatched, yet BullMQ created it again: %s.",
-			job, ix.firstEvent(job), ix.creationList(cs))
+		summary = fmt.Sprintf("Job %s was already queued before event %d was dispatched, yet BullMQ created it again: %s (%s).",
+			job, ix.firstEvent(job), ix.creationList(cs), ruleAlreadyDispatched)
 	case len(cs) > limit:
 		summary = ix.creationSentence(job, cs)
 	case listProof != "":

@@ -62,6 +62,9 @@ func (ix *index) notPublished(e history.Event, row history.OutboxRow, jobSt stri
 	inst := appendUnique(nil, last.LockedBy)
 	end := runEnd(ix.run)
 	switch {
+	case row.Status == history.StatusFailed && e.Kind == history.KindAlreadyQueued:
+		return fmt.Sprintf("Event %d (job %s, already %s before the event) ended failed at attempt %d instead of published: %s; %s.",
+			e.ID, e.JobID, jobWord(jobSt), row.Attempts, quote(row.LastError), ruleAlreadyDispatched), last.At, inst
 	case row.Status == history.StatusFailed:
 		return fmt.Sprintf("Event %d (job %s) ended failed at attempt %d instead of published: %s.", e.ID, e.JobID, row.Attempts, quote(row.LastError)), last.At, inst
 	case row.Status == history.StatusPublished:

@@ -18,6 +18,18 @@ import (
 //   - E still pending or processing: J's row is not queued or later, unless
 //     E is already-queued (its job was queued before it).
 //
+// And at the moment it happens (contract section 2 step 4): when E becomes
+// published, J's row is already queued or later by the ai_jobs transitions
+// recorded before it (a worker got there first, or the same transaction
+// moved it first), or the next transition of J moves it created -> queued
+// (only a dispatcher makes that move; the same transaction may write it
+// after the outbox row, and a lock wait may delay it), or a worker's move of J past queued follows it while the
+// consumer had already taken J (the dispatcher's guarded move lost the race
+// and wrote nothing), provided the run shows jobs moved created -> queued at
+// all. A consumer that moves J created -> running later does not hide a
+// dispatcher that never sets queued. With a gap in the triggers this part
+// is not judged.
+//
 // And over time: E is never marked published before its job's first
 // creation (by more than ClockSlack): a crash in between would leave it
 // published without a job.
@@ -60,6 +72,11 @@ func (ix *index) inconsistency(e history.Event, row history.OutboxRow) (string, 
 			return fmt.Sprintf("Event %d was published but its job %s does not exist in ai_jobs.", e.ID, e.JobID), at, false
 		case !queuedOrLater(jobSt):
 			return fmt.Sprintf("Event %d was published but its job %s is still %s, not queued.", e.ID, e.JobID, jobSt), at, false
+		}
+		if msg, at := ix.publishedUnqueued(e); msg != "" {
+			return msg, at, false
+		}
+		switch {
 		case !aq && !created && ix.creationsBlind(ix.queueOf(e)):
 			return "", at, true
 		case !aq && !created:
@@ -69,6 +86,8 @@ func (ix *index) inconsistency(e history.Event, row history.OutboxRow) (string, 
 		}
 	case history.StatusFailed:
 		switch {
+		case queuedOrLater(jobSt) && aq:
+			return fmt.Sprintf("Event %d ended failed but its job %s was already %s: %s.", e.ID, e.JobID, jobSt, ruleAlreadyDispatched), at, false
 		case queuedOrLater(jobSt):
 			return fmt.Sprintf("Event %d ended failed but its job %s is %s.", e.ID, e.JobID, jobSt), at, false
 		case !aq && created:
@@ -89,8 +108,8 @@ func (ix *index) publishedEarly(e history.Event) (string, time.Time, bool) {
 	if len(cs) == 0 {
 		return "", time.Time{}, false
 	}
-	for _, t := range ix.outbox[e.ID] {
-		if classify(t) == moveFinalize && t.NewStatus == history.StatusPublished {
+	for i, t := range ix.outbox[e.ID] {
+		if ix.moveAt(e.ID, i) == moveFinalize && t.NewStatus == history.StatusPublished {
 			if cs[0].At.After(t.At.Add(ClockSlack)) {
 				return fmt.Sprintf("Event %d was marked published by %s at %s, before its job %s was created in BullMQ at %s.",
 					e.ID, orSomeone(t.LockedBy), clock(t.At), e.JobID, clock(cs[0].At)), t.At, false
@@ -99,6 +118,91 @@ func (ix *index) publishedEarly(e history.Event) (string, time.Time, bool) {
 		}
 	}
 	return "", time.Time{}, false
+}
+
+// publishedUnqueued finds the moment event e was marked published while its
+// job was not yet queued or later (see the definition). It judges the first
+// publish only; "" when there is nothing to judge or it was fine.
+func (ix *index) publishedUnqueued(e history.Event) (string, time.Time) {
+	jts := ix.jobs[e.JobID]
+	if len(jts) == 0 {
+		return "", time.Time{}
+	}
+	if _, gap := ix.triggersGap(); gap {
+		return "", time.Time{}
+	}
+	for i, p := range ix.outbox[e.ID] {
+		if ix.moveAt(e.ID, i) != moveFinalize || p.NewStatus != history.StatusPublished {
+			continue
+		}
+		status, next := jobStatusAt(jts, p.Seq)
+		if queuedOrLater(status) {
+			return "", time.Time{}
+		}
+		if next != nil && next.Op == "update" && next.OldStatus == history.JobCreated && next.NewStatus == history.JobQueued {
+			return "", time.Time{}
+		}
+		if next != nil && ix.lostRace(e.JobID, *next) {
+			return "", time.Time{}
+		}
+		later := "it never became queued"
+		if next != nil {
+			later = fmt.Sprintf("it went %s -> %s only at %s", next.OldStatus, next.NewStatus, clock(next.At))
+		}
+		return fmt.Sprintf("Event %d was marked published by %s at %s while its job %s was still %s (%s): %s.",
+			e.ID, orSomeone(p.LockedBy), clock(p.At), e.JobID, jobWord(status), later, ruleStep4), p.At
+	}
+	return "", time.Time{}
+}
+
+// lostRace tells whether the dispatcher's own move of the job to queued
+// may have lost a race with a worker: the job's next transition after the
+// publish is a worker's (past queued) made after the consumer took the job
+// from BullMQ (ClockSlack allowed), and the run shows dispatchers moving
+// jobs created -> queued at all (a guarded update that finds the job
+// already running writes nothing, so it leaves no transition). A
+// dispatcher that never once moves a job to queued gets no such benefit.
+func (ix *index) lostRace(job string, next history.Transition) bool {
+	if !queuedOrLater(next.NewStatus) || next.NewStatus == history.JobQueued || !ix.movesToQueued() {
+		return false
+	}
+	for _, tk := range ix.creations.takes[job] {
+		if !tk.At.After(next.At.Add(ClockSlack)) {
+			return true
+		}
+	}
+	return false
+}
+
+// movesToQueued tells whether any job row was moved created -> queued in
+// the run: only a dispatcher makes that move.
+func (ix *index) movesToQueued() bool {
+	for _, jts := range ix.jobs {
+		for _, t := range jts {
+			if t.Op == "update" && t.OldStatus == history.JobCreated && t.NewStatus == history.JobQueued {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// jobStatusAt is a job row's status just before sequence number seq (from
+// its recorded transitions, "" when it did not exist yet), and its first
+// transition after seq (nil when none).
+func jobStatusAt(jts []history.Transition, seq int64) (string, *history.Transition) {
+	status := ""
+	for i, t := range jts {
+		if t.Seq > seq {
+			return status, &jts[i]
+		}
+		if t.Op == "delete" {
+			status = ""
+		} else {
+			status = t.NewStatus
+		}
+	}
+	return status, nil
 }
 
 // queueOf is the queue an event's job belongs to.

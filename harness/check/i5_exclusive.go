@@ -13,14 +13,16 @@ import (
 //   - no takeover (a new lock token over a row still processing) while the
 //     previous claim's lease was unexpired: its locked_until, less DBSlack
 //     and any MySQL latency in effect, is after the takeover's time;
-//   - a write that ends a claim (finalize, failure, release) carries the
-//     claim's own token: one carrying a different non-empty token was
-//     written by another owner;
+//   - a write that ends a claim before its lease ran out (finalize, failure,
+//     release, or a return the history cannot tell) carries the claim's own
+//     token: one carrying a different non-empty token was written by another
+//     owner (a recovery, at or after the lease end, may be anyone's);
 //   - a row is never marked published while nobody holds it (from pending);
 //   - a row published or failed is never written again (any later update).
 //
-// Without lock tokens (a schema lacking the column) takeovers and foreign
-// writes cannot be seen; a gap in the triggers with nothing proven is
+// Without lock tokens (a schema lacking the column) a takeover is a new
+// locked_by over a row still processing, and a foreign write that keeps
+// locked_by cannot be seen; a gap in the triggers with nothing proven is
 // unknown.
 func CheckExclusive(run history.Run) Result {
 	ix := newIndex(run)
@@ -59,8 +61,8 @@ func (ix *index) checkTakeovers(t *tally, e history.Event) {
 // writes to finalized rows.
 func (ix *index) checkWrites(t *tally, e history.Event) {
 	var owner string
-	for _, tr := range ix.outbox[e.ID] {
-		m := classify(tr)
+	for i, tr := range ix.outbox[e.ID] {
+		m := ix.moveAt(e.ID, i)
 		who := orSomeone(tr.LockedBy)
 		switch {
 		case m == moveRewrite:
@@ -69,7 +71,7 @@ func (ix *index) checkWrites(t *tally, e history.Event) {
 		case m == moveFinalize && tr.OldStatus != history.StatusProcessing && tr.NewStatus == history.StatusPublished:
 			ix.failClaim(t, e, tr.At, appendUnique(nil, tr.LockedBy), fmt.Sprintf("Event %d was marked published by %s at %s while nobody held it (it was %s).",
 				e.ID, who, clock(tr.At), tr.OldStatus))
-		case (m == moveFinalize || m == moveFailure || m == moveRelease) && ownerChanged(tr):
+		case (m == moveFinalize || (isReturn(m) && m != moveRecovery)) && ownerChanged(tr):
 			ix.failClaim(t, e, tr.At, appendUnique(appendUnique(nil, tr.LockedBy), owner), fmt.Sprintf("Event %d was moved to %s by %s (token %s) at %s while the claim belonged to %s (token %s).",
 				e.ID, tr.NewStatus, who, short(tr.LockToken), clock(tr.At), orSomeone(owner), short(tr.OldLockToken)))
 		}

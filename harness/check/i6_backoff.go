@@ -9,17 +9,23 @@ import (
 
 // CheckBackoff is I6, backoff respected.
 //
-// Definition. For the n-th transient failure of an event (processing ->
-// pending with a new error; n counts that event's transient failures, so
-// claims lost to crashes do not raise the exponent), at database time At
+// Definition. For the n-th transient failure of an event (a return to
+// pending before the lease ended with available_at in the future, or, with
+// declared conventions, one that is none of the dispatcher's releases or
+// recoveries: moves.go; n counts that event's transient failures in the
+// history, so neither claims lost to crashes nor whether the dispatcher
+// counts attempts at claim or at failure changes the exponent), at database time At
 // with available_at A, and expected backoff B = min(base * 2^(n-1), max):
 //   - A - At >= B/2 - slack (a jitter may halve the backoff), and
 //   - A - At <= max + slack (when a maximum is configured), and
 //   - the event's next claim is not before A - slack,
 //
 // where slack is DBSlack plus any MySQL latency fault in effect. Lease
-// recoveries and releases (processing -> pending with the error unchanged)
-// are not failures and owe no backoff. Skipped (pass, with the reason) when
+// recoveries (at or after the lease end) and releases (SIGTERM, or nothing
+// failing for the owner) are not failures and owe no backoff, whatever
+// last_error says. A return with no backoff before the lease ended while
+// something failed for the owner may be a release or a retry without
+// backoff: unknown, with the reason, not a fail. Skipped (pass, with the reason) when
 // the tuning's max attempts or backoff base is zero: the adapter does not
 // honour them. A failure without a recorded available_at is unknown.
 func CheckBackoff(run history.Run) Result {
@@ -47,8 +53,12 @@ func (ix *index) checkBackoff(t *tally, e history.Event) int {
 	tn := ix.run.Meta.Tuning
 	ts := ix.outbox[e.ID]
 	n := 0
+	moves := ix.moves[e.ID]
+	for _, why := range ix.unclear(e.ID) {
+		t.doubt("event %d: %s", e.ID, why)
+	}
 	for i, tr := range ts {
-		if classify(tr) != moveFailure {
+		if moves[i] != moveFailure {
 			continue
 		}
 		n++
@@ -62,13 +72,13 @@ func (ix *index) checkBackoff(t *tally, e history.Event) int {
 		who := appendUnique(nil, tr.LockedBy)
 		switch {
 		case got < want/2-slack:
-			ix.failClaim(t, e, tr.At, who, fmt.Sprintf("After transient failure %d of event %d at %s, %s made it available again after %s, less than half the expected backoff of %s.",
-				n, e.ID, clock(tr.At), orSomeone(tr.LockedBy), span(got), span(want)))
+			ix.failClaim(t, e, tr.At, who, fmt.Sprintf("After transient failure %d of event %d at %s, %s made it available again after %s, less than half the expected backoff of %s (%s).",
+				n, e.ID, clock(tr.At), orSomeone(tr.LockedBy), span(got), span(want), ruleTransient))
 		case tn.BackoffMax > 0 && got > tn.BackoffMax.D()+slack:
 			ix.failClaim(t, e, tr.At, who, fmt.Sprintf("After transient failure %d of event %d at %s, %s held it back for %s, more than the backoff maximum of %s.",
 				n, e.ID, clock(tr.At), orSomeone(tr.LockedBy), span(got), span(tn.BackoffMax.D())))
 		}
-		if next, ok := nextClaim(ts[i+1:]); ok && next.At.Before(tr.AvailableAt.Add(-slack)) {
+		if next, ok := nextClaim(ts[i+1:], moves[i+1:]); ok && next.At.Before(tr.AvailableAt.Add(-slack)) {
 			ix.failClaim(t, e, next.At, appendUnique(who, next.LockedBy), fmt.Sprintf("Event %d was claimed by %s at %s, %s before its backoff ended at %s.",
 				e.ID, orSomeone(next.LockedBy), clock(next.At), span(tr.AvailableAt.Sub(next.At)), clock(*tr.AvailableAt)))
 		}
@@ -95,10 +105,10 @@ func expectedBackoff(tn history.Tuning, n int) time.Duration {
 	return b
 }
 
-// nextClaim is the first claim or takeover among ts.
-func nextClaim(ts []history.Transition) (history.Transition, bool) {
-	for _, t := range ts {
-		if m := classify(t); m == moveClaim || m == moveTakeover {
+// nextClaim is the first claim or takeover among ts (moves parallel to it).
+func nextClaim(ts []history.Transition, moves []move) (history.Transition, bool) {
+	for i, t := range ts {
+		if m := moves[i]; m == moveClaim || m == moveTakeover {
 			return t, true
 		}
 	}

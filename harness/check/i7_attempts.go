@@ -8,9 +8,10 @@ import (
 
 // CheckAttempts is I7, bounded attempts.
 //
-// Definition, with M the tuning's max attempts:
-//   - an event has at most M transient failures (processing -> pending with
-//     a new error);
+// Definition, with M the tuning's max attempts, counting transient
+// failures from the history (moves.go), never from the attempts column, so
+// a dispatcher may count attempts at claim or at failure:
+//   - an event has at most M transient failures;
 //   - after its M-th transient failure an event is never claimed again (it
 //     should have been failed);
 //   - a valid event (not poison) that ends failed does so at attempt M or
@@ -19,7 +20,9 @@ import (
 //     reached M. Failing earlier treats a transient error as permanent.
 //
 // Skipped (pass, with the reason) when M is zero: the adapter does not
-// honour it. A gap in the triggers with nothing proven is unknown.
+// honour it. A gap in the triggers with nothing proven is unknown, and so is
+// an event whose returns the history cannot tell from retries (moveUnclear)
+// when, counted as retries, they would break the bound.
 func CheckAttempts(run history.Run) Result {
 	limit := run.Meta.Tuning.MaxAttempts
 	if limit == 0 {
@@ -39,10 +42,16 @@ func CheckAttempts(run history.Run) Result {
 
 // checkRetries finds an event retried after its M-th transient failure.
 func (ix *index) checkRetries(t *tally, e history.Event, limit int) {
-	ts := ix.outbox[e.ID]
+	ts, moves := ix.outbox[e.ID], ix.moves[e.ID]
 	n := 0
+	defer func() {
+		if u := len(ix.unclear(e.ID)); u > 0 && n+u >= limit && n <= limit {
+			t.doubt("event %d had %d transient failures and %d returns to pending the history cannot tell from retries (%s): counted as retries they reach the maximum of %d attempts",
+				e.ID, n, u, ix.unclear(e.ID)[0], limit)
+		}
+	}()
 	for i, tr := range ts {
-		if classify(tr) != moveFailure {
+		if moves[i] != moveFailure {
 			continue
 		}
 		n++
@@ -51,13 +60,15 @@ func (ix *index) checkRetries(t *tally, e history.Event, limit int) {
 		}
 		who := appendUnique(nil, tr.LockedBy)
 		if n > limit {
-			ix.failClaim(t, e, tr.At, who, fmt.Sprintf("Event %d was put back to pending for a retry %d times, more than the maximum of %d attempts (the last by %s at %s).",
-				e.ID, n, limit, orSomeone(tr.LockedBy), clock(tr.At)))
+			ix.failClaim(t, e, tr.At, who, fmt.Sprintf("Event %d was put back to pending for a retry %d times, more than the maximum of %d attempts (the last by %s at %s): %s.",
+				e.ID, n, limit, orSomeone(tr.LockedBy), clock(tr.At), ruleTransient))
+			n = limit + 1
 			return
 		}
-		if next, ok := nextClaim(ts[i+1:]); ok {
-			ix.failClaim(t, e, next.At, appendUnique(who, next.LockedBy), fmt.Sprintf("Event %d was claimed again by %s at %s after %d transient failures, although the maximum is %d attempts: it should have been failed.",
-				e.ID, orSomeone(next.LockedBy), clock(next.At), n, limit))
+		if next, ok := nextClaim(ts[i+1:], moves[i+1:]); ok {
+			ix.failClaim(t, e, next.At, appendUnique(who, next.LockedBy), fmt.Sprintf("Event %d was claimed again by %s at %s after %d transient failures, although the maximum is %d attempts: it should have been failed (%s).",
+				e.ID, orSomeone(next.LockedBy), clock(next.At), n, limit, ruleTransient))
+			n = limit + 1
 			return
 		}
 	}
@@ -77,6 +88,6 @@ func (ix *index) checkFailedEarly(t *tally, e history.Event, limit int) {
 		return
 	}
 	last := ix.lastTransition(e.ID)
-	ix.failClaim(t, e, last.At, appendUnique(nil, last.LockedBy), fmt.Sprintf("Valid event %d (job %s) was failed by %s at attempt %d, before the maximum of %d attempts: %s.",
-		e.ID, e.JobID, orSomeone(last.LockedBy), attempts, limit, quote(row.LastError)))
+	ix.failClaim(t, e, last.At, appendUnique(nil, last.LockedBy), fmt.Sprintf("Valid event %d (job %s) was failed by %s at attempt %d, before the maximum of %d attempts (%s; its attempts are the larger of the row's count and its %d claims in the history): %s.",
+		e.ID, e.JobID, orSomeone(last.LockedBy), attempts, limit, ruleTransient, len(ix.holds[e.ID]), quote(row.LastError)))
 }

@@ -10,45 +10,73 @@ import (
 // CheckLeaseRecovery is I8, lease recovery.
 //
 // Definition. Take every claim whose lease (locked_until L, moved by
-// extensions) ran out while the row was still processing under it. Its
-// recovery deadline D is the moment by which the other instances, together,
-// had been able to work (running, and not cut off from MySQL) for
-// poll interval + max(1s, lease/2) since L, plus 4 x (latency + jitter) of
-// the MySQL latency faults in that window (a takeover is a few round trips).
-// Time in which no other instance was able does not count, widened by
-// ClockSlack on each side: a short outage after L moves D out by its length,
-// it does not excuse the claim.
+// extensions) ran out while the row was still processing under it. The
+// other instances, together, must have been able to work (running, and not
+// cut off from MySQL) for a bound B since L; the moment they had is the
+// deadline, plus 4 x (latency + jitter) of the MySQL latency faults in that
+// window (a takeover is a few round trips). Time in which no other instance
+// was able does not count, widened by ClockSlack on each side: a short
+// outage after L moves the deadline out by its length, it does not excuse
+// the claim. Two bounds apply:
+//   - a claim that ends (a takeover, a recovery to pending, or any other
+//     write that ends it) fails when it ends after the deadline of the
+//     generous bound of takeoverBound (timing.go: derived from the tuning,
+//     or the adapter's declared recovery bound when longer), plus DBSlack:
+//     the contract asks that the claim be recoverable after its lease, not
+//     that it be taken within a second, so a slower recovery is measured,
+//     not called a bug;
+//   - a claim still held at the end of the run always fails once the
+//     deadline of the tight bound (poll interval + max(1s, lease/2)) plus
+//     ClockSlack is before the run's end.
 //
 // A fault on "mysql" or "mysql/<inst>" cuts inst off unless it only slows
 // statements (latency, jitter, bandwidth, slicer); any other kind, unknown
 // ones included, is a cut.
 //
-// A claim whose owner was not able at some moment of [L, D] (dead, paused,
-// stopping, or cut off) is a dead owner's claim. It must end (a takeover, a
-// return to pending, or any other write that ends it) by D, plus DBSlack. A
-// claim still held at the end of the run fails once D + ClockSlack is before
-// the run's end.
-//
-// Exempt: a claim whose D never comes, because from some moment on no other
+// Only a dead owner's claim is judged: one whose owner was not able at some
+// moment of [L, deadline] (dead, paused, stopping, or cut off). Exempt: a
+// claim whose deadline never comes, because from some moment on no other
 // instance was able: nobody could have recovered it. A claim whose owner
-// stayed able throughout is a live owner finishing late, not a dead owner's
-// claim (I2 judges an event that stays stuck). With no process events
-// recorded, D is L plus the bound, and a claim that would fail is unknown;
-// so is everything after a gap in the triggers.
+// stayed able throughout is a live owner finishing late (I2 judges an event
+// that stays stuck). With no process events recorded, the deadline is L plus
+// the bound, and a claim that would fail is unknown; so is everything after
+// a gap in the triggers.
+//
+// Measure. Every claim ended by a takeover or a recovery at or after its
+// lease end gives one takeover delay (the end's time minus L); Result.Takeover
+// is their distribution.
 func CheckLeaseRecovery(run history.Run) Result {
 	ix := newIndex(run)
-	lv := newLiveness(run)
 	t := newTally("I8", "dead owner's claim not recovered in time", "dead owners' claims not recovered in time")
 	n := map[recovery]int{}
+	var delays []time.Duration
 	for _, e := range ix.events {
 		for _, h := range ix.holds[e.ID] {
-			n[ix.checkRecovery(t, lv, e, h)]++
+			n[ix.checkRecovery(t, e, h)]++
+			if d, ok := takeoverDelay(h); ok {
+				delays = append(delays, d)
+			}
 		}
 	}
 	if g, ok := ix.triggersGap(); ok {
 		t.doubt("the MySQL triggers had a gap at %s: a takeover may have gone unseen", clock(g.At))
 	}
-	return t.result(recoveryReason(n))
+	r := t.result(recoveryReason(n))
+	r.Takeover = distribution(delays)
+	return r
+}
+
+// takeoverDelay is how long after its lease ran out hold h was taken over or
+// recovered; ok is false for a hold that ended otherwise, or not at all.
+func takeoverDelay(h hold) (time.Duration, bool) {
+	if h.End == nil || h.Until == nil || (h.EndMove != moveTakeover && h.EndMove != moveRecovery) {
+		return 0, false
+	}
+	d := h.End.At.Sub(*h.Until)
+	if d < -DBSlack {
+		return 0, false // a takeover before the lease ran out: I5's
+	}
+	return max(d, 0), true
 }
 
 // recovery is what I8 made of one claim.
@@ -77,12 +105,17 @@ func recoveryReason(n map[recovery]int) string {
 }
 
 // checkRecovery judges one claim.
-func (ix *index) checkRecovery(t *tally, lv liveness, e history.Event, h hold) recovery {
+func (ix *index) checkRecovery(t *tally, e history.Event, h hold) recovery {
 	if h.Until == nil || (h.End != nil && !h.End.At.After(h.Until.Add(DBSlack))) {
 		return recoveryNone
 	}
+	lv := ix.lv
 	l := *h.Until
-	d, due := ix.recoveryDeadline(lv, h)
+	bound, how := takeoverBound(ix.run.Meta.Tuning, l.Sub(h.Start), ix.run.Meta.Conventions)
+	if h.End == nil {
+		bound, how = recoveryBound(ix.run.Meta.Tuning, l.Sub(h.Start)), ""
+	}
+	d, due := ix.recoveryDeadline(h, bound)
 	from, to := l.Add(-ClockSlack), d.Add(ClockSlack)
 	if !due {
 		to = maxTime(runEnd(ix.run), l).Add(ClockSlack)
@@ -105,20 +138,19 @@ func (ix *index) checkRecovery(t *tally, lv liveness, e history.Event, h hold) r
 		t.doubt("event %d's claim by %s ran out at %s and was not taken over in time, but no process events were recorded to tell whether anyone could", e.ID, orSomeone(h.Owner), clock(l))
 		return recoveryJudged
 	}
-	ix.failClaim(t, e, l, ix.recoveryInstances(h), ix.recoverySentence(e, h, d))
+	ix.failClaim(t, e, l, ix.recoveryInstances(h), ix.recoverySentence(e, h, d, how))
 	return recoveryJudged
 }
 
-// recoveryDeadline is D of the definition for hold h, and whether it comes
-// at all.
-func (ix *index) recoveryDeadline(lv liveness, h hold) (time.Time, bool) {
+// recoveryDeadline is the deadline of the definition for hold h and bound
+// need, and whether it comes at all.
+func (ix *index) recoveryDeadline(h hold, need time.Duration) (time.Time, bool) {
 	l := *h.Until
-	need := recoveryBound(ix.run.Meta.Tuning, l.Sub(h.Start))
 	due := func(need time.Duration) (time.Time, bool) {
-		if !lv.known() {
+		if !ix.lv.known() {
 			return l.Add(need), true
 		}
-		return lv.recoveryDue(l, need, h.Owner)
+		return ix.lv.recoveryDue(l, need, h.Owner)
 	}
 	d, ok := due(need)
 	if !ok {
@@ -150,16 +182,16 @@ func (ix *index) recoveryInstances(h hold) []string {
 	return inst
 }
 
-func (ix *index) recoverySentence(e history.Event, h hold, d time.Time) string {
+func (ix *index) recoverySentence(e history.Event, h hold, d time.Time, how string) string {
 	owner := orSomeone(h.Owner)
 	what := ""
 	if p, ok := ix.lastWords(h.Owner, h.Start.Add(-ClockSlack), h.Until.Add(ClockSlack)); ok {
 		what = fmt.Sprintf(" (%s %s at %s)", owner, actionVerb(p.Action), clock(p.At))
 	}
 	if h.End == nil {
-		return fmt.Sprintf("Event %d's claim by %s%s ran out at %s and was never taken over, though recovery was due by %s and the run ended at %s.",
-			e.ID, owner, what, clock(*h.Until), clock(d), clock(runEnd(ix.run)))
+		return fmt.Sprintf("Event %d's claim by %s%s ran out at %s and was never taken over, though recovery was due by %s and the run ended at %s (%s).",
+			e.ID, owner, what, clock(*h.Until), clock(d), clock(runEnd(ix.run)), ruleRecovery)
 	}
-	return fmt.Sprintf("Event %d's claim by %s%s ran out at %s but was taken over only at %s by %s, %s after the lease, later than the bound of %s.",
-		e.ID, owner, what, clock(*h.Until), clock(h.End.At), orSomeone(h.End.LockedBy), span(h.End.At.Sub(*h.Until)), span(d.Sub(*h.Until)))
+	return fmt.Sprintf("Event %d's claim by %s%s ran out at %s but was taken over only at %s by %s, %s after the lease, later than the bound of %s (%s; time in which no other instance could work, and MySQL latency, extend it).",
+		e.ID, owner, what, clock(*h.Until), clock(h.End.At), orSomeone(h.End.LockedBy), span(h.End.At.Sub(*h.Until)), span(d.Sub(*h.Until)), how)
 }

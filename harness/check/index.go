@@ -20,6 +20,9 @@ type index struct {
 	finalOutbox map[int64]history.OutboxRow
 	finalJobs   map[string]history.JobRow
 	holds       map[int64][]hold
+	moves       map[int64][]move   // per event, parallel to outbox (moves.go)
+	why         map[int64][]string // per event, parallel to outbox: why a move is moveUnclear
+	lv          liveness
 	gaps        map[string][]history.Gap // by source
 	creations   creationSet
 	streamOf    map[string][]history.StreamEntry // by ai_jobs id
@@ -37,6 +40,9 @@ func newIndex(run history.Run) *index {
 		finalOutbox: map[int64]history.OutboxRow{},
 		finalJobs:   map[string]history.JobRow{},
 		holds:       map[int64][]hold{},
+		moves:       map[int64][]move{},
+		why:         map[int64][]string{},
+		lv:          newLiveness(run),
 		gaps:        map[string][]history.Gap{},
 	}
 	ix.events = append([]history.Event(nil), run.Events...)
@@ -80,9 +86,26 @@ func (ix *index) indexTransitions() {
 			ix.jobs[t.Row] = append(ix.jobs[t.Row], t)
 		}
 	}
+	c := classifier{run: ix.run, lv: ix.lv, conv: ix.run.Meta.Conventions}
 	for id, list := range ix.outbox {
-		ix.holds[id] = holds(id, list)
+		read := c.classify(id, list)
+		ix.holds[id], ix.moves[id], ix.why[id] = read.holds, read.moves, read.why
 	}
+}
+
+// moveAt is the move of event id's i-th transition.
+func (ix *index) moveAt(id int64, i int) move { return ix.moves[id][i] }
+
+// unclear returns event id's returns to pending that the history cannot tell
+// (moveUnclear), each with why.
+func (ix *index) unclear(id int64) []string {
+	var out []string
+	for i, m := range ix.moves[id] {
+		if m == moveUnclear {
+			out = append(out, ix.why[id][i])
+		}
+	}
+	return out
 }
 
 // knownJob tells whether id names an ai_jobs row or an event's job.

@@ -1,22 +1,28 @@
 package check
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
-// move is what one outbox transition did (see doc.go).
+// move is what one outbox transition did. The rules are written in doc.go
+// ("Moves"); this file is the one place that applies them, and every checker
+// reads its answer (index.moves).
 type move int
 
 const (
 	moveOther    move = iota // anything not listed below
 	moveInsert               // the producer's insert
 	moveClaim                // pending (or another live status) -> processing
-	moveTakeover             // processing -> processing under a new token
-	moveExtend               // processing -> processing under the same token
-	moveFailure              // processing -> pending with a new error: transient failure
-	moveRelease              // processing -> pending, error unchanged: recovery or release
+	moveTakeover             // processing -> processing under a new owner
+	moveExtend               // processing -> processing under the same owner
+	moveFailure              // back to pending before the lease ended, with backoff (or declared none of the dispatcher's gives-back)
+	moveRelease              // back to pending by the owner before the lease ended, no backoff, nothing failing or SIGTERM
+	moveRecovery             // back to pending at or after the hold's lease end, by anyone
+	moveUnclear              // back to pending before the lease ended, no backoff, while something failed: release or retry?
 	moveFinalize             // live status -> published or failed
 	moveRewrite              // any update of a row already published or failed
 	moveDelete               // the row was deleted
@@ -26,8 +32,19 @@ func isFinal(status string) bool {
 	return status == history.StatusPublished || status == history.StatusFailed
 }
 
-// classify tells what an outbox transition did.
-func classify(t history.Transition) move {
+// isReturn tells whether a move gave the row back to pending.
+func isReturn(m move) bool {
+	return m == moveFailure || m == moveRelease || m == moveRecovery || m == moveUnclear
+}
+
+// moveReturn is shape's answer for processing -> pending, before the hold
+// it ends decides which return it is.
+const moveReturn move = -1
+
+// shape tells what a transition did from the transition alone and the
+// current hold's owner (for a schema without lock tokens); a return to
+// pending comes back as moveReturn.
+func shape(t history.Transition, owner string) move {
 	switch {
 	case t.Op == "insert":
 		return moveInsert
@@ -38,31 +55,32 @@ func classify(t history.Transition) move {
 	case isFinal(t.NewStatus):
 		return moveFinalize
 	case t.NewStatus == history.StatusProcessing && t.OldStatus == history.StatusProcessing:
-		if newOwner(t) {
+		if newOwner(t, owner) {
 			return moveTakeover
 		}
 		return moveExtend
 	case t.NewStatus == history.StatusProcessing:
 		return moveClaim
 	case t.OldStatus == history.StatusProcessing && t.NewStatus == history.StatusPending:
-		if t.LastError != "" && t.LastError != t.OldLastError {
-			return moveFailure
-		}
-		return moveRelease
+		return moveReturn
 	}
 	return moveOther
 }
 
 // newOwner tells whether a processing -> processing write installed a new
-// owner: a different non-empty lock token (or, for a schema without tokens, a
-// different locked_by is all we can see, and locked_by is not recorded as an
-// old value, so such a write counts as an extension).
-func newOwner(t history.Transition) bool {
-	return t.LockToken != "" && t.LockToken != t.OldLockToken
+// owner: a different non-empty lock token; or, when the schema has no lock
+// token (neither value recorded), a locked_by other than the current hold's
+// owner.
+func newOwner(t history.Transition, owner string) bool {
+	if t.LockToken != "" || t.OldLockToken != "" {
+		return t.LockToken != "" && t.LockToken != t.OldLockToken
+	}
+	return t.LockedBy != "" && owner != "" && t.LockedBy != owner
 }
 
 // ownerChanged tells whether a write that ends a hold carries a token other
-// than the one it ended (the writer was not the owner).
+// than the one it ended (the writer was not the owner). Without lock tokens
+// the writer of a write that keeps locked_by cannot be told: false.
 func ownerChanged(t history.Transition) bool {
 	return t.LockToken != "" && t.OldLockToken != "" && t.LockToken != t.OldLockToken
 }
@@ -71,7 +89,7 @@ func ownerChanged(t history.Transition) bool {
 // ended it, if any.
 type hold struct {
 	Event    int64
-	Token    string
+	Token    string // "" for a schema without lock tokens
 	Owner    string // locked_by
 	Start    time.Time
 	Attempts int
@@ -81,33 +99,171 @@ type hold struct {
 	EndMove  move
 }
 
-// holds returns the claims of one event's transitions (in sequence order).
-func holds(event int64, ts []history.Transition) []hold {
-	var out []hold
+// classified is one event's transitions read: a move per transition (and
+// for moveUnclear why), and its holds.
+type classified struct {
+	moves []move
+	why   []string
+	holds []hold
+}
+
+// classifier applies the rules of doc.go with what the run recorded around
+// each transition: process events, fault windows, the declared conventions.
+type classifier struct {
+	run  history.Run
+	lv   liveness
+	conv history.Conventions
+}
+
+// classify reads one event's transitions (in sequence order).
+func (c classifier) classify(event int64, ts []history.Transition) classified {
+	out := classified{moves: make([]move, len(ts)), why: make([]string, len(ts))}
 	cur := -1
 	closeCur := func(t history.Transition, m move) {
 		if cur >= 0 {
 			tc := t
-			out[cur].End = &tc
-			out[cur].EndMove = m
+			out.holds[cur].End = &tc
+			out.holds[cur].EndMove = m
 			cur = -1
 		}
 	}
-	for _, t := range ts {
-		m := classify(t)
+	for i, t := range ts {
+		owner := ""
+		if cur >= 0 {
+			owner = out.holds[cur].Owner
+		}
+		m := shape(t, owner)
+		if m == moveReturn {
+			var h *hold
+			if cur >= 0 {
+				h = &out.holds[cur]
+			}
+			m, out.why[i] = c.returnMove(h, t)
+		}
+		out.moves[i] = m
 		switch m {
 		case moveClaim, moveTakeover:
 			closeCur(t, m)
-			out = append(out, hold{Event: event, Token: t.LockToken, Owner: t.LockedBy, Start: t.At,
+			out.holds = append(out.holds, hold{Event: event, Token: t.LockToken, Owner: t.LockedBy, Start: t.At,
 				Attempts: t.Attempts, Until: t.LockedUntil, Claim: t})
-			cur = len(out) - 1
+			cur = len(out.holds) - 1
 		case moveExtend:
 			if cur >= 0 && t.LockedUntil != nil {
-				out[cur].Until = t.LockedUntil
+				out.holds[cur].Until = t.LockedUntil
 			}
-		case moveFailure, moveRelease, moveFinalize, moveRewrite, moveDelete, moveOther:
+		default:
 			closeCur(t, m)
 		}
 	}
 	return out
+}
+
+// FutureSlack is how far past the write's own time available_at must lie to
+// count as moved into the future. A release that writes "now" computed in
+// the application reaches the database a moment later, so it lies in the
+// past; only a rounding error can put it ahead.
+const FutureSlack = 5 * time.Millisecond
+
+// returnMove decides which return to pending t is, for the hold h it ends
+// (nil when no claim was recorded before it). For moveUnclear it says why.
+func (c classifier) returnMove(h *hold, t history.Transition) (move, string) {
+	slack := DBSlack + mysqlDelay(c.run, t.At)
+	if h != nil && h.Until != nil && !t.At.Before(h.Until.Add(-slack)) {
+		return moveRecovery, ""
+	}
+	if t.AvailableAt != nil && t.AvailableAt.After(t.At.Add(FutureSlack)) {
+		return moveFailure, ""
+	}
+	if h == nil {
+		return c.undeclared(t, "no claim of it was recorded before this return to pending")
+	}
+	if c.termed(h.Owner, t.At) {
+		return moveRelease, ""
+	}
+	trouble := c.trouble(h.Owner, h.Start, t.At)
+	if trouble == "" {
+		return moveRelease, ""
+	}
+	return c.undeclared(t, fmt.Sprintf("%s returned it to pending at %s before its lease ended, with no backoff, while %s: a release or a retry without backoff",
+		orSomeone(h.Owner), clock(t.At), trouble))
+}
+
+// undeclared settles a return the history cannot tell by the declared
+// conventions: one that matches a declared release or recovery is a
+// release; when the adapter declared its conventions and this matches none,
+// it is a retry without backoff (a failure); with nothing declared it stays
+// unclear, with why.
+func (c classifier) undeclared(t history.Transition, why string) (move, string) {
+	if !c.conv.Declared() {
+		return moveUnclear, why + " (the adapter declares no release or recovery conventions)"
+	}
+	if matchesConvention(t, c.conv.ReleaseErrors, c.conv.ReleaseKeepsError) ||
+		matchesConvention(t, c.conv.RecoveryErrors, c.conv.RecoveryKeepsError) {
+		return moveRelease, ""
+	}
+	return moveFailure, ""
+}
+
+// matchesConvention tells whether t's last_error is one the convention
+// declares: a declared prefix, or unchanged when the convention keeps it.
+func matchesConvention(t history.Transition, prefixes []string, keeps bool) bool {
+	if keeps && t.LastError == t.OldLastError {
+		return true
+	}
+	for _, p := range prefixes {
+		if p != "" && strings.HasPrefix(t.LastError, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// termed tells whether the harness had sent inst SIGTERM by at (harness
+// clock, so ClockSlack is allowed).
+func (c classifier) termed(inst string, at time.Time) bool {
+	if inst == "" {
+		return false
+	}
+	for _, p := range c.lv.procs[inst] {
+		if p.Action == "term" && !p.At.After(at.Add(ClockSlack)) {
+			return true
+		}
+	}
+	return false
+}
+
+// trouble names something that failed for inst in [from, to] (widened by
+// ClockSlack): a fault whose target does not name another instance (a fault
+// on "redis", "mysql", on inst or on one of its links), a signal other than
+// SIGTERM, or a MySQL cut. "" when nothing did.
+func (c classifier) trouble(inst string, from, to time.Time) string {
+	from, to = from.Add(-ClockSlack), to.Add(ClockSlack)
+	for _, f := range c.run.Faults {
+		if overlaps(f, from, to) && !c.namesOther(f.Target, inst) {
+			return fmt.Sprintf("fault %d (%s on %s) was in effect", f.ID, f.Kind, f.Target)
+		}
+	}
+	for _, p := range c.lv.procs[inst] {
+		if p.Action != "start" && p.Action != "term" && !p.At.Before(from) && !p.At.After(to) {
+			return fmt.Sprintf("%s %s at %s", inst, actionVerb(p.Action), clock(p.At))
+		}
+	}
+	if inst != "" && c.lv.mysqlCutDuring(inst, from, to) {
+		return inst + " was cut off from MySQL"
+	}
+	return ""
+}
+
+// namesOther tells whether a fault target names an instance other than inst
+// (the instance itself, or its link "mysql/d2"), so the fault cannot have
+// failed inst's work.
+func (c classifier) namesOther(target, inst string) bool {
+	name := target
+	if i := strings.LastIndex(target, "/"); i >= 0 {
+		name = target[i+1:]
+	}
+	if _, ok := c.lv.procs[name]; !ok {
+		return false // a dependency ("redis", "mysql"), a queue, or a target this package does not know
+	}
+	return inst != "" && name != inst
 }

@@ -20,6 +20,9 @@ type Result struct {
 	Reason     string      `json:"reason,omitempty"` // why unknown, or a one-line summary
 	Waived     string      `json:"waived,omitempty"` // set when the scenario does not require it
 	Violations []Violation `json:"violations,omitempty"`
+	// Takeover is I8's measure of every takeover delay (lease end to the
+	// write that took the claim over or recovered it); nil elsewhere.
+	Takeover *Distribution `json:"takeover,omitempty"`
 }
 
 // Violation is one counterexample, told in plain words.

@@ -67,8 +67,8 @@ func (ix *index) failOn(t *tally, e history.Event, at, from time.Time, inst []st
 
 // addEvent adds every outbox transition of an event.
 func (ix *index) addEvent(ev *evidence, id int64) {
-	for _, t := range ix.outbox[id] {
-		ev.core = append(ev.core, outboxStep(t))
+	for i, t := range ix.outbox[id] {
+		ev.core = append(ev.core, outboxStep(t, ix.moveAt(id, i)))
 	}
 }
 
@@ -122,14 +122,14 @@ func (ix *index) addContext(ev *evidence, from, to time.Time, instances ...strin
 	}
 }
 
-func outboxStep(t history.Transition) Step {
+func outboxStep(t history.Transition, m move) Step {
 	who := t.LockedBy
 	if who == "" {
 		who = "a dispatcher"
 	}
 	ev := "event " + t.Row
 	var text string
-	switch classify(t) {
+	switch m {
 	case moveInsert:
 		text = fmt.Sprintf("%s was produced (%s)", ev, t.NewStatus)
 	case moveClaim:
@@ -141,7 +141,11 @@ func outboxStep(t history.Transition) Step {
 	case moveFailure:
 		text = fmt.Sprintf("%s returned %s to pending after an error at attempt %d, available again at %s: %s", who, ev, t.Attempts, clockPtr(t.AvailableAt), quote(t.LastError))
 	case moveRelease:
-		text = fmt.Sprintf("%s went back to pending with no new error (lease recovery or release; token was %s)", ev, short(t.OldLockToken))
+		text = fmt.Sprintf("%s was released back to pending with no backoff (token was %s)%s", ev, short(t.OldLockToken), errorNote(t))
+	case moveRecovery:
+		text = fmt.Sprintf("%s was recovered back to pending after its lease ran out (token was %s)%s", ev, short(t.OldLockToken), errorNote(t))
+	case moveUnclear:
+		text = fmt.Sprintf("%s went back to pending before its lease ran out, with no backoff (a release or a retry without backoff; token was %s)%s", ev, short(t.OldLockToken), errorNote(t))
 	case moveFinalize:
 		text = fmt.Sprintf("%s marked %s %s at attempt %d (token %s)", who, ev, t.NewStatus, t.Attempts, short(t.LockToken))
 		if t.NewStatus == history.StatusFailed {
@@ -155,6 +159,14 @@ func outboxStep(t history.Transition) Step {
 		text = fmt.Sprintf("%s went %s -> %s (%s)", ev, t.OldStatus, t.NewStatus, who)
 	}
 	return Step{At: t.At, Source: "mysql", Text: text}
+}
+
+// errorNote is ": <last_error>" when a return to pending wrote a new one.
+func errorNote(t history.Transition) string {
+	if t.LastError == "" || t.LastError == t.OldLastError {
+		return ""
+	}
+	return ": " + quote(t.LastError)
 }
 
 func jobStep(t history.Transition) Step {

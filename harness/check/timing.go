@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -67,6 +68,28 @@ func recoveryBound(t history.Tuning, lease time.Duration) time.Duration {
 		margin = time.Second
 	}
 	return t.PollInterval.D() + margin
+}
+
+// takeoverBound is how long after a lease ran out a dead owner's claim may
+// stay unrecovered before I8 fails it: a generous bound, since the contract
+// asks only that the claim be recoverable after its lease (a dispatcher may
+// recover at the start of its next round, and a round under load may take a
+// batch of publish timeouts). It is max(2 x lease, 2s) + 2 x poll interval +
+// 2 x max(publish timeout, 1s), or the adapter's declared recovery bound when
+// that is longer. The text says how it was derived.
+func takeoverBound(t history.Tuning, lease time.Duration, c history.Conventions) (time.Duration, string) {
+	if t.Lease > 0 {
+		lease = t.Lease.D()
+	}
+	pt := t.PublishTimeout.D()
+	if pt < time.Second {
+		pt = time.Second
+	}
+	b := max(2*lease, 2*time.Second) + 2*t.PollInterval.D() + 2*pt
+	if d := c.RecoveryBound.D(); d > b {
+		return d, fmt.Sprintf("the adapter's declared recovery bound of %s", span(d))
+	}
+	return b, fmt.Sprintf("max(2 x lease, 2s) + 2 x poll interval + 2 x max(publish timeout, 1s) = %s, from the tuning", span(b))
 }
 
 // isMySQLTarget tells whether a fault target is the MySQL server or one

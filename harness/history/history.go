@@ -63,6 +63,40 @@ type Meta struct {
 	Quiesced    bool              `json:"quiesced"` // drain reached quiet before its deadline
 	Consumer    bool              `json:"consumer"` // a consumer took jobs during the run
 	RemoveOnEnd bool              `json:"remove_on_complete,omitempty"`
+	// Conventions are what the adapter declares about the dispatcher's
+	// returns to pending, for what the history alone cannot tell.
+	Conventions Conventions `json:"conventions,omitzero"`
+}
+
+// Conventions are an adapter's declarations about how the dispatcher gives a
+// row back to pending, for the cases the history cannot tell apart by
+// itself (a release, before the lease ends, while a fault was in effect,
+// looks like a retry with no backoff). A checker uses them only to narrow
+// what would otherwise be unknown: a declaration never turns a proven
+// violation into a pass. The zero value declares nothing.
+type Conventions struct {
+	// ReleaseErrors are the last_error prefixes the dispatcher writes when it
+	// gives a claim back (on SIGTERM, or a claim it will not start in time).
+	ReleaseErrors []string `json:"release_errors,omitempty"`
+	// ReleaseKeepsError: a release leaves last_error as it was.
+	ReleaseKeepsError bool `json:"release_keeps_error,omitempty"`
+	// RecoveryErrors are the last_error prefixes of its lease recoveries.
+	RecoveryErrors []string `json:"recovery_errors,omitempty"`
+	// RecoveryKeepsError: a recovery leaves last_error as it was.
+	RecoveryKeepsError bool `json:"recovery_keeps_error,omitempty"`
+	// RecoveryBound is how long after a lease runs out the dispatcher
+	// promises to recover the claim (zero: not declared).
+	RecoveryBound Duration `json:"recovery_bound,omitempty"`
+}
+
+// IsZero tells whether nothing is declared (meta.json then leaves the key
+// out).
+func (c Conventions) IsZero() bool { return !c.Declared() && c.RecoveryBound == 0 }
+
+// Declared tells whether the conventions say anything about returns to
+// pending.
+func (c Conventions) Declared() bool {
+	return len(c.ReleaseErrors) > 0 || c.ReleaseKeepsError || len(c.RecoveryErrors) > 0 || c.RecoveryKeepsError
 }
 
 // Tuning is the dispatcher configuration the run used, as the contract's

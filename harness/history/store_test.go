@@ -14,7 +14,8 @@ func TestWriteLoadRoundTrip(t *testing.T) {
 	until := at.Add(2 * time.Second)
 	run := Run{
 		Meta: Meta{Scenario: "baseline", Seed: 7, Prefix: "bull", Queues: []string{"q"},
-			Tuning: Tuning{Lease: Duration(2 * time.Second), MaxAttempts: 5}, Started: at},
+			Tuning: Tuning{Lease: Duration(2 * time.Second), MaxAttempts: 5}, Started: at,
+			Conventions: Conventions{ReleaseErrors: []string{"released:"}, RecoveryKeepsError: true, RecoveryBound: Duration(9 * time.Second)}},
 		Events:      []Event{{ID: 2, Type: "ai.job.enqueue", JobID: "j-2", Kind: KindValid, Produced: at}, {ID: 1, JobID: "j-1", Produced: at}},
 		Transitions: []Transition{{Seq: 1, Table: TableOutbox, Row: "1", At: at, NewStatus: StatusProcessing, LockedUntil: &until}},
 		Stream:      []StreamEntry{{Queue: "q", ID: "1-0", At: at, Event: "added", JobID: "j-1"}},
@@ -54,4 +55,11 @@ func TestDurationReadsTextAndNanoseconds(t *testing.T) {
 	require.NoError(t, d.UnmarshalJSON([]byte(`2000000000`)))
 	require.Equal(t, 2*time.Second, d.D())
 	require.ErrorContains(t, d.UnmarshalJSON([]byte(`"soon"`)), `duration "soon"`)
+}
+
+func TestConventionsDeclared(t *testing.T) {
+	require.False(t, Conventions{}.Declared())
+	require.False(t, Conventions{RecoveryBound: Duration(time.Second)}.Declared(), "a bound alone says nothing about returns")
+	require.True(t, Conventions{ReleaseErrors: []string{"released:"}}.Declared())
+	require.True(t, Conventions{RecoveryKeepsError: true}.Declared())
 }

@@ -250,7 +250,7 @@ func (r *run) startRecorder(ctx context.Context) error {
 		Scenario: s.Name, Seed: r.o.Seed, Params: cloneMap(s.Params), Adapter: r.o.Adapter.Name(),
 		Environment: r.o.Env.Name(), Versions: versions, Command: r.o.Command, Prefix: r.prefix,
 		Queues: r.queues, Tuning: honoured(s.Tuning, r.o.Adapter.Capabilities()), Waived: s.Waived, Started: time.Now().UTC(),
-		Consumer: s.Consumer, RemoveOnEnd: s.RemoveOnComplete,
+		Consumer: s.Consumer, RemoveOnEnd: s.RemoveOnComplete, Conventions: conventionsOf(r.o.Adapter),
 	})
 	return nil
 }
@@ -382,6 +382,22 @@ func (r *run) stopObserver() error {
 type sinkAdapter interface {
 	Prefix() string
 	Queues() []string
+}
+
+// conventionsAdapter is an adapter that declares how its dispatcher's
+// releases and recoveries look (a manifest's conventions section; the
+// reference's own).
+type conventionsAdapter interface {
+	Conventions() history.Conventions
+}
+
+// conventionsOf is what the adapter declares, copied into Meta so a stored
+// run re-checks the same; nothing when it declares nothing.
+func conventionsOf(a supervisor.Adapter) history.Conventions {
+	if ca, ok := a.(conventionsAdapter); ok {
+		return ca.Conventions()
+	}
+	return history.Conventions{}
 }
 
 // honoured zeroes the tuning the adapter does not honour, so the checkers

@@ -1,0 +1,173 @@
+package check
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+// recordedCases are real runs recorded by `outboxchaos run`, trimmed to a
+// few events each (trimRun), and the verdicts I1..I9 the checkers must
+// still give them. They replay as porcupine replays its recorded histories:
+//
+//	recorded-reference-lease-expiry  the reference under SIGKILLs at crash
+//	                                 points: takeovers, and workers racing
+//	                                 the publish's job update
+//	recorded-mutant-no-backoff       redis-outage, transient failures with
+//	                                 available_at = NOW(6)
+//	recorded-mutant-published-not-queued  crash-window, jobs never queued
+var recordedCases = map[string]string{
+	"recorded-reference-lease-expiry":      "PPPPPPPPP",
+	"recorded-mutant-no-backoff":           "PFPPPFPPP",
+	"recorded-mutant-published-not-queued": "PFFPPPPPP",
+}
+
+func TestRecordedRuns(t *testing.T) {
+	for name, want := range recordedCases {
+		t.Run(name, func(t *testing.T) {
+			run := loadStored(t, name)
+			results := Run(run)
+			got := ""
+			for _, r := range results {
+				got += letter(r.Verdict)
+				checkResultShape(t, r)
+			}
+			require.Equal(t, want, got, "verdicts I1..I9; results: %s", describe(results))
+		})
+	}
+	r := CheckLeaseRecovery(loadStored(t, "recorded-reference-lease-expiry"))
+	require.NotNil(t, r.Takeover)
+	require.Positive(t, r.Takeover.Count)
+	require.LessOrEqual(t, r.Takeover.P50, r.Takeover.P99)
+	require.LessOrEqual(t, r.Takeover.P99, r.Takeover.Max)
+}
+
+// TestTrimRecordedRun writes a trimmed copy of a recorded run folder when
+// OUTBOXCHAOS_TRIM names one: OUTBOXCHAOS_TRIM=SRC:NAME:FIRST keeps events
+// 1..FIRST, and every event with a takeover, a recovery or a transient
+// failure among the first 4*FIRST, and stores it as testdata/histories/NAME.
+func TestTrimRecordedRun(t *testing.T) {
+	spec := os.Getenv("OUTBOXCHAOS_TRIM")
+	if spec == "" {
+		t.Skip("set OUTBOXCHAOS_TRIM=SRC:NAME:FIRST to store a trimmed recorded run")
+	}
+	parts := strings.Split(spec, ":")
+	require.Len(t, parts, 3, "OUTBOXCHAOS_TRIM=SRC:NAME:FIRST")
+	run, err := history.Load(parts[0])
+	require.NoError(t, err)
+	first := itoaParse(t, parts[2])
+	ix := newIndex(run)
+	keep := map[int64]bool{}
+	for _, e := range ix.events {
+		if e.ID <= first {
+			keep[e.ID] = true
+		}
+		for _, m := range ix.moves[e.ID] {
+			if e.ID <= 4*first && (m == moveTakeover || m == moveRecovery || m == moveFailure) {
+				keep[e.ID] = true
+			}
+		}
+	}
+	trimmed := trimRun(run, keep)
+	require.NoError(t, history.Write(filepath.Join(historiesDir, parts[1]), trimmed))
+}
+
+func itoaParse(t *testing.T, s string) int64 {
+	t.Helper()
+	var n int64
+	for _, r := range s {
+		require.True(t, r >= '0' && r <= '9', "FIRST must be a number: %q", s)
+		n = n*10 + int64(r-'0')
+	}
+	return n
+}
+
+// trimRun keeps the events in keep and everything about them: their outbox
+// transitions, their jobs' transitions, stream entries, key notes, takes and
+// final rows and hashes. Faults, processes and gaps are kept whole.
+func trimRun(run history.Run, keep map[int64]bool) history.Run {
+	out := run
+	jobs := map[string]bool{}
+	out.Events = nil
+	for _, e := range run.Events {
+		if keep[e.ID] {
+			out.Events = append(out.Events, e)
+			jobs[e.JobID] = true
+		}
+	}
+	out.Transitions = nil
+	for _, tr := range run.Transitions {
+		if (tr.Table == history.TableOutbox && keep[itoaParseRow(tr.Row)]) || (tr.Table == history.TableJobs && jobs[tr.Row]) {
+			out.Transitions = append(out.Transitions, tr)
+		}
+	}
+	out.Stream, out.Keys, out.Takes = nil, nil, nil
+	for _, s := range run.Stream {
+		if jobs[s.JobID] {
+			out.Stream = append(out.Stream, s)
+		}
+	}
+	for _, k := range run.Keys {
+		if jobs[k.JobID] || jobs[k.DataJobID] {
+			out.Keys = append(out.Keys, k)
+		}
+	}
+	for _, tk := range run.Takes {
+		if jobs[tk.JobID] || jobs[tk.DataJobID] {
+			out.Takes = append(out.Takes, tk)
+		}
+	}
+	out.Final = trimFinal(run.Final, keep, jobs)
+	return out
+}
+
+func itoaParseRow(row string) int64 {
+	var n int64
+	for _, r := range strings.TrimSpace(row) {
+		if r < '0' || r > '9' {
+			return -1
+		}
+		n = n*10 + int64(r-'0')
+	}
+	return n
+}
+
+func trimFinal(f history.Final, keep map[int64]bool, jobs map[string]bool) history.Final {
+	out := history.Final{At: f.At, Queues: map[string]history.QueueScan{}}
+	for _, r := range f.Outbox {
+		if keep[r.ID] {
+			out.Outbox = append(out.Outbox, r)
+		}
+	}
+	for _, r := range f.Jobs {
+		if jobs[r.ID] {
+			out.Jobs = append(out.Jobs, r)
+		}
+	}
+	for q, scan := range f.Queues {
+		ts := history.QueueScan{Lists: map[string][]string{}, Jobs: map[string]history.JobHash{}}
+		for id, h := range scan.Jobs {
+			if jobs[id] || jobs[h.DataJobID] {
+				ts.Jobs[id] = h
+			}
+		}
+		for name, ids := range scan.Lists {
+			kept := []string{}
+			for _, id := range ids {
+				if _, ok := ts.Jobs[id]; ok || jobs[id] {
+					kept = append(kept, id)
+				}
+			}
+			ts.Lists[name] = kept
+		}
+		out.Queues[q] = ts
+	}
+	sort.SliceStable(out.Outbox, func(i, j int) bool { return out.Outbox[i].ID < out.Outbox[j].ID })
+	return out
+}
