@@ -19,9 +19,10 @@ import (
 //
 // where slack is DBSlack plus any MySQL latency fault in effect. Lease
 // recoveries and releases (processing -> pending with the error unchanged)
-// are not failures and owe no backoff. Skipped (pass, with the reason) when
-// the tuning's max attempts or backoff base is zero: the adapter does not
-// honour them. A failure without a recorded available_at is unknown.
+// are not failures and owe no backoff. Not exercised (with the reason) when
+// the tuning's max attempts or backoff base is zero (the adapter does not
+// honour them), or when the run had no transient failure and no gap. A
+// failure without a recorded available_at is unknown.
 func CheckBackoff(run history.Run) Result {
 	tn := run.Meta.Tuning
 	if tn.MaxAttempts == 0 || tn.BackoffBase == 0 {
@@ -37,7 +38,7 @@ func CheckBackoff(run history.Run) Result {
 		t.doubt("the MySQL triggers had a gap at %s: a failure or an early claim may have gone unseen", clock(g.At))
 	}
 	if failures == 0 {
-		return t.result("no transient failures to check")
+		t.nothing("the run had no transient failure (processing -> pending with a new error) whose backoff could be checked")
 	}
 	return t.result(count(failures, "transient failure", "transient failures") + "; all backed off within bounds and none claimed early")
 }

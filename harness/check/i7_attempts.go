@@ -18,8 +18,10 @@ import (
 //     larger, since attempts count claims and a claim lost to a crash counts)
 //     reached M. Failing earlier treats a transient error as permanent.
 //
-// Skipped (pass, with the reason) when M is zero: the adapter does not
-// honour it. A gap in the triggers with nothing proven is unknown.
+// Not exercised (with the reason) when M is zero (the adapter does not
+// honour it), or when no event reached M transient failures and no valid
+// event ended failed: then the bound was never put to the test. A gap in the
+// triggers with nothing proven is unknown.
 func CheckAttempts(run history.Run) Result {
 	limit := run.Meta.Tuning.MaxAttempts
 	if limit == 0 {
@@ -34,7 +36,30 @@ func CheckAttempts(run history.Run) Result {
 	if g, ok := ix.triggersGap(); ok {
 		t.doubt("the MySQL triggers had a gap at %s: a retry may have gone unseen", clock(g.At))
 	}
+	if reached, most := ix.boundReached(limit); !reached {
+		t.nothing(fmt.Sprintf("no event reached the maximum of %d attempts through transient failures (the most was %d), and no valid event ended failed", limit, most))
+	}
 	return t.result(fmt.Sprintf("no event retried past %d attempts, and no valid event failed before them", limit))
+}
+
+// boundReached tells whether the run put the maximum to the test: some event
+// had at least limit transient failures, or a valid event ended failed. It
+// also returns the most transient failures any event had.
+func (ix *index) boundReached(limit int) (bool, int) {
+	most, failedValid := 0, false
+	for _, e := range ix.events {
+		n := 0
+		for _, tr := range ix.outbox[e.ID] {
+			if classify(tr) == moveFailure {
+				n++
+			}
+		}
+		most = max(most, n)
+		if row, ok := ix.finalOutbox[e.ID]; ok && !isPoison(e.Kind) && row.Status == history.StatusFailed {
+			failedValid = true
+		}
+	}
+	return failedValid || most >= limit, most
 }
 
 // checkRetries finds an event retried after its M-th transient failure.
