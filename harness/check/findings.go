@@ -317,4 +317,3 @@ func sortedSet(m map[string]bool) []string {
 	}
 	return out
 }
-
