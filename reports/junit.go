@@ -111,7 +111,7 @@ func junitSuiteFor(name string, r Results) junitSuite {
 			{"adapter", r.Run.Adapter},
 			{"environment", r.Run.Environment},
 			{"verdict", string(r.Verdict)},
-		{"verdict_reason", r.VerdictReason},
+			{"verdict_reason", r.VerdictReason},
 			{"command", r.Run.Command},
 		},
 	}

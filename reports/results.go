@@ -22,9 +22,9 @@ type Results struct {
 	Run           history.Meta  `json:"run"`
 	Verdict       check.Verdict `json:"verdict"`
 	// VerdictReason says why the verdict is not a pass (check.Fold).
-	VerdictReason string          `json:"verdict_reason,omitempty"`
-	Findings      []check.Finding `json:"findings"`
-	Invariants    []check.Result  `json:"invariants"`
+	VerdictReason string           `json:"verdict_reason,omitempty"`
+	Findings      []check.Finding  `json:"findings"`
+	Invariants    []check.Result   `json:"invariants"`
 	Counts        Counts           `json:"counts"`
 	Latency       Latency          `json:"latency"`
 	Duration      history.Duration `json:"duration"`
