@@ -19,8 +19,9 @@ import (
 //     reached M. Failing earlier treats a transient error as permanent.
 //
 // Not exercised (with the reason) when M is zero (the adapter does not
-// honour it), or when no event reached M transient failures and no valid
-// event ended failed: then the bound was never put to the test. A gap in the
+// honour it), or when the bound was never put to the test: no event kept
+// failing up to it (ended failed after at least M-1 transient failures, or
+// had M), and no valid event ended failed. A gap in the
 // triggers with nothing proven is unknown.
 func CheckAttempts(run history.Run) Result {
 	limit := run.Meta.Tuning.MaxAttempts
@@ -37,16 +38,17 @@ func CheckAttempts(run history.Run) Result {
 		t.doubt("the MySQL triggers had a gap at %s: a retry may have gone unseen", clock(g.At))
 	}
 	if reached, most := ix.boundReached(limit); !reached {
-		t.nothing(fmt.Sprintf("no event reached the maximum of %d attempts through transient failures (the most was %d), and no valid event ended failed", limit, most))
+		t.nothing(fmt.Sprintf("no event kept failing transiently up to the maximum of %d attempts (the most transient failures of one event was %d), and no valid event ended failed", limit, most))
 	}
 	return t.result(fmt.Sprintf("no event retried past %d attempts, and no valid event failed before them", limit))
 }
 
 // boundReached tells whether the run put the maximum to the test: some event
-// had at least limit transient failures, or a valid event ended failed. It
-// also returns the most transient failures any event had.
+// had limit transient failures, or ended failed after at least limit-1 of
+// them (its last attempt failed it), or a valid event ended failed. It also
+// returns the most transient failures any event had.
 func (ix *index) boundReached(limit int) (bool, int) {
-	most, failedValid := 0, false
+	most, reached := 0, false
 	for _, e := range ix.events {
 		n := 0
 		for _, tr := range ix.outbox[e.ID] {
@@ -55,11 +57,13 @@ func (ix *index) boundReached(limit int) (bool, int) {
 			}
 		}
 		most = max(most, n)
-		if row, ok := ix.finalOutbox[e.ID]; ok && !isPoison(e.Kind) && row.Status == history.StatusFailed {
-			failedValid = true
+		row, ok := ix.finalOutbox[e.ID]
+		failed := ok && row.Status == history.StatusFailed
+		if n >= limit || (failed && n >= limit-1) || (failed && !isPoison(e.Kind)) {
+			reached = true
 		}
 	}
-	return failedValid || most >= limit, most
+	return reached, most
 }
 
 // checkRetries finds an event retried after its M-th transient failure.
