@@ -33,11 +33,12 @@ type ViolationRef struct {
 
 // specificity ranks invariants for the lead of a finding, causes before
 // symptoms: two owners at once (I5) explains a second job (I1) or an
-// overwrite (I9); a poison event's handling (I4) and the retry policy (I6,
-// I7) name what the dispatcher decided; a late recovery (I8) explains an
-// event left unpublished; and an inconsistent (I3) or unpublished (I2) end
-// state is what most other breaches leave behind.
-var specificity = map[string]int{"I5": 0, "I1": 1, "I9": 2, "I4": 3, "I6": 4, "I7": 5, "I8": 6, "I3": 7, "I2": 8}
+// overwrite (I9); a dead owner's claim never recovered (I8) explains an
+// event, poison or not, left processing (I4, I2); a poison event's handling
+// (I4) and the retry policy (I6, I7) name what the dispatcher decided; and
+// an inconsistent (I3) or unpublished (I2) end state is what most other
+// breaches leave behind.
+var specificity = map[string]int{"I5": 0, "I1": 1, "I9": 2, "I8": 3, "I4": 4, "I6": 5, "I7": 6, "I3": 7, "I2": 8}
 
 func rankOf(id string) int {
 	if r, ok := specificity[id]; ok {
