@@ -53,7 +53,12 @@ func newFindingView(f check.Finding, rs []check.Result, pos map[string]int) find
 		}
 		v.Facts = append(v.Facts, kv{plural(len(ids), "event", "events"), listCapped(ids)})
 	}
-	if len(f.Jobs) > 0 {
+	switch {
+	case len(f.Jobs) == 0:
+	case len(f.Events) > 0 && len(f.Jobs) > maxFindingJobs:
+		// The events already say what it is about; the ids are in results.json.
+		v.Facts = append(v.Facts, kv{"jobs", strconv.Itoa(len(f.Jobs)) + " (listed in results.json)"})
+	default:
 		v.Facts = append(v.Facts, kv{plural(len(f.Jobs), "job", "jobs"), listCapped(f.Jobs)})
 	}
 	if len(f.Instances) > 0 {

@@ -15,6 +15,7 @@ const (
 	maxFaultRows      = 200
 	maxFindingsShow   = 50 // findings listed at the top of the page
 	maxFindingItems   = 40 // events, jobs or violation links listed per finding
+	maxFindingJobs    = 5  // job ids listed beside a finding's events
 	maxGapRows        = 100
 )
 
