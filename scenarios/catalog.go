@@ -154,9 +154,10 @@ func leaseExpiry() runner.Scenario {
 func zombie() runner.Scenario {
 	s := base("zombie", "owners pause past their lease after an add and inside a finalize; others take over; the zombies must be fenced out", 3, 800)
 	s.Rate = 100
-	// Paused owners are dead owners whose claims are taken over (I8), and
-	// must be fenced out when they wake (I5).
-	s.Exercises = []string{"I5", "I8"}
+	// Owners paused past their lease must be fenced out when they wake (I5).
+	// Not I8: a pause at a crash point holds the process inside its own
+	// code, so the history shows a live owner finishing late, not a dead one.
+	s.Exercises = []string{"I5"}
 	lease := s.Tuning.Lease.D()
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		if n.HasCrashPoints() {
