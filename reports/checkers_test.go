@@ -22,7 +22,7 @@ func TestRendersRealCheckerResults(t *testing.T) {
 			dir := t.TempDir()
 			require.NoError(t, WriteRun(dir, run, results))
 			page := readFile(t, filepath.Join(dir, FileHTML))
-			verdict := check.Overall(results)
+			verdict, _ := check.Fold(results, run.Meta.Exercises)
 			requireIn(t, page, `<div class="v">`+strings.ToUpper(string(verdict))+`</div>`)
 			res, err := ReadResults(filepath.Join(dir, FileResults))
 			require.NoError(t, err)

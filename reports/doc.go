@@ -9,11 +9,21 @@
 // no image and no request of any kind (a Content-Security-Policy of
 // default-src 'none' says so to the browser). From the top:
 //
-//   - the verdict, big, and one sentence naming what failed or was unknown;
+//   - the verdict, big, and one sentence naming what failed, was unknown, or
+//     had nothing to check;
+//   - the findings (check.Findings): one per cause, each with its headline,
+//     the invariants it breaks (linked), its events, jobs and instances, the
+//     contract rules its violations name, and links to those violations;
 //   - the command that reproduces the run (Meta.Command);
-//   - the invariants I1..I9 with pass, fail or unknown, waived ones marked
-//     with the scenario's reason;
-//   - for each violation: its Summary sentence, then a swimlane drawing and
+//   - the invariants I1..I9 in four states, each with its reason: pass,
+//     fail, unknown, and not exercised (grey, dashed: the run gave it
+//     nothing to check, so it is no pass claim); the invariants the scenario
+//     exists to exercise (Meta.Exercises) are marked "exercised"; waived ones
+//     are marked with the scenario's reason; I8's row shows the takeover
+//     distribution when measured ("takeover after lease: n=.., p50 ..,
+//     p99 .., max ..");
+//   - for each violation: its Summary sentence, the contract rule it rests
+//     on (when it names one), then a swimlane drawing and
 //     the checker's Steps as an ordered list. The swimlane has one lane per
 //     source (the workload's commit; each dispatcher instance with its claims,
 //     finalizes, expired leases and signals; the MySQL rows; Redis with its
@@ -54,26 +64,51 @@
 // history files themselves (meta.json and the *.jsonl) are written by the
 // history package, not here.
 //
-// # results.json schema, version 1
+// # results.json schema, version 2
 //
 // One JSON object; field names are stable within a schema version; a reader
-// refuses another version (ReadResults).
+// refuses another version (ReadResults) and says how to get this one: every
+// run folder keeps its history, and `outboxchaos report DIR` re-checks it and
+// rewrites results.json at the current version. Version 2 added the
+// not-exercised verdict, verdict_reason, findings, run.exercises,
+// violations' rule and I8's takeover.
 //
-//	schema_version   int: 1
+//	schema_version   int: 2
 //	run              the run's meta.json (history.Meta), redacted:
 //	  scenario, seed, params, adapter, environment, versions, command,
 //	  prefix, queues, tuning {poll_interval, batch_size, lease, max_attempts,
 //	  backoff_base, backoff_max, publish_timeout} (durations as Go text,
-//	  "2s"), waived {invariant id: reason}, started, healed, ended (RFC 3339
-//	  UTC), quiesced (drain reached quiet), consumer (a consumer ran),
+//	  "2s"), waived {invariant id: reason}, exercises [invariant ids the
+//	  scenario exists to exercise], started, healed, ended (RFC 3339 UTC),
+//	  quiesced (drain reached quiet), consumer (a consumer ran),
 //	  remove_on_complete
-//	verdict          "pass" | "fail" | "unknown": check.Overall of the
-//	                 invariants (waived ones do not count); unknown when
-//	                 there is no result at all
+//	verdict          "pass" | "fail" | "unknown": check.Fold of the
+//	                 invariants and run.exercises. Waived invariants do not
+//	                 count; fail when one fails; unknown when one is unknown,
+//	                 when one of run.exercises is "not-exercised", when none
+//	                 passed, or when there is no result at all; else pass
+//	verdict_reason   one line saying why the verdict is not a pass (which
+//	                 invariants failed, could not be decided, or had nothing
+//	                 to check though the scenario exists for them); absent
+//	                 for a pass
+//	findings         []check.Finding, always present (maybe empty), largest
+//	                 first; violations of the failed, required invariants
+//	                 that share an event or job id, folded by the invariants
+//	                 and rules they break (see check.Findings):
+//	  headline (one line: "17 events: <the lead violation's summary>;
+//	  likewise 16 other events; <rule>."), invariants [ids], rules
+//	  [contract rules named], events [ids], jobs [ids], instances,
+//	  violations []{invariant, index}: indexes into that invariant's
+//	  violations, the lead first
 //	invariants       []check.Result, I1..I9 in order, redacted:
-//	  id, name, verdict, reason (one line: why unknown, or a summary),
-//	  waived (the scenario's reason, when it does not require this one),
+//	  id, name, verdict ("pass" | "fail" | "unknown" | "not-exercised": the
+//	  run gave it nothing to check; fails nothing, claims nothing), reason
+//	  (one line: why unknown or not exercised, or a summary), waived (the
+//	  scenario's reason, when it does not require this one), takeover (I8
+//	  only, when measured: {count, p50_s, p99_s, max_s}, seconds from a dead
+//	  owner's lease end to the write that ended its claim),
 //	  violations []{event_id, job_id, instances, summary (one sentence),
+//	  rule (the contract.md rule and section it rests on, when any),
 //	  steps []{at, source (mysql|redis|consumer|fault|process), text}}
 //	counts
 //	  events         outbox rows the run knows of (produced, or seen by the
@@ -101,10 +136,20 @@
 //
 // <testsuites> holds one <testsuite> per scenario run (named after the
 // scenario; with the seed when one summary holds the scenario twice), with
-// the seed, adapter, environment, verdict and command as properties, and one
-// <testcase name="I1 no duplicate job" classname="outboxchaos.<scenario>">
-// per invariant: a pass is empty; a fail holds <failure message="first
-// violation's summary" type="I1"> with every violation and its steps as
-// text; an unknown holds <skipped message="unknown: reason">; a waived one
-// holds <skipped message="waived: reason (verdict v)">.
+// the seed, adapter, environment, verdict, verdict_reason and command as
+// properties, and one <testcase name="I1 no duplicate job"
+// classname="outboxchaos.<scenario>"> per invariant (findings do not change
+// this): a pass is empty; a fail holds <failure message="first violation's
+// summary" type="I1"> with every violation and its steps as text; an
+// unknown holds <skipped message="unknown: reason">; a not-exercised one
+// holds <skipped message="not exercised: reason">; a waived one holds
+// <skipped message="waived: reason (verdict v)">.
+//
+// # The summary page
+//
+// For one `outboxchaos chaos`: the worst verdict, the count of runs that
+// passed, failed and were unknown, and of invariant results not exercised;
+// one row per run with a cell per invariant (PASS, FAIL, UNKNOWN, N/E for
+// not exercised, or waived; the reason on hover); under each run its
+// findings' headlines, or why it is unknown.
 package reports

@@ -66,10 +66,17 @@ func TestLongViolationIsCapped(t *testing.T) {
 }
 
 func TestReadResultsRefusesOtherVersions(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FileResults)
-	require.NoError(t, os.WriteFile(path, []byte(`{"schema_version": 2}`), 0o644))
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileResults)
+	require.NoError(t, os.WriteFile(path, []byte(`{"schema_version": 3}`), 0o644))
 	_, err := ReadResults(path)
-	require.ErrorContains(t, err, "schema version 2")
+	require.ErrorContains(t, err, "schema version 3, this build reads 2")
+	// A results.json of schema 1 (before not-exercised and findings) is
+	// refused with the way out: re-check the stored history.
+	require.NoError(t, os.WriteFile(path, []byte(`{"schema_version": 1, "verdict": "pass", "invariants": []}`), 0o644))
+	_, err = ReadResults(path)
+	require.ErrorContains(t, err, "schema version 1, this build reads 2")
+	require.ErrorContains(t, err, "outboxchaos report "+dir)
 	require.NoError(t, os.WriteFile(path, []byte(`{`), 0o644))
 	_, err = ReadResults(path)
 	require.Error(t, err)

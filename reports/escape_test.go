@@ -68,6 +68,9 @@ func hostileRun(t *testing.T) (history.Run, []check.Result) {
 	v.Summary = "Job " + job + " was added twice by " + inst + " & d2."
 	v.Steps[0].Text = hostileScript
 	v.Steps[0].Source = hostileImg
+	v.Rule = "contract " + hostileScript + hostileAmp
+	checks[2].Verdict, checks[2].Reason = check.NotExercised, hostileImg+hostileAmp
+	checks[7].Takeover = &check.Distribution{Count: 1, P50: 1, P99: 1, Max: 1}
 	checks[8].Reason = hostileAmp + hostileImg
 	return run, checks
 }
@@ -86,6 +89,9 @@ func TestHostileStringsAreEscaped(t *testing.T) {
 	require.Contains(t, page, "&lt;script&gt;alert(1)&lt;/script&gt;")
 	require.Contains(t, page, "a &amp; b &amp;amp; c")
 	require.Contains(t, page, htmlText(t, checks[0].Violations[0].Summary))
+	require.Contains(t, page, `<p class="rule">rule: `+htmlText(t, checks[0].Violations[0].Rule)+`</p>`)
+	require.Contains(t, page, `<p class="fhead">`+htmlText(t, check.Findings(checks)[0].Headline)+`</p>`)
+	require.Contains(t, page, "nothing to check: "+htmlText(t, checks[2].Reason))
 
 	junit := readFile(t, filepath.Join(dir, FileJUnit))
 	for _, bad := range []string{"<script", "<img"} {

@@ -111,6 +111,7 @@ func junitSuiteFor(name string, r Results) junitSuite {
 			{"adapter", r.Run.Adapter},
 			{"environment", r.Run.Environment},
 			{"verdict", string(r.Verdict)},
+			{"verdict_reason", r.VerdictReason},
 			{"command", r.Run.Command},
 		},
 	}
@@ -132,8 +133,8 @@ func junitSuiteFor(name string, r Results) junitSuite {
 }
 
 // junitCaseFor: fail is a <failure> whose message is the first violation's
-// summary and whose text is every violation with its steps; unknown and
-// waived are <skipped> with the reason.
+// summary and whose text is every violation with its steps; unknown, not
+// exercised and waived are <skipped> with the reason.
 func junitCaseFor(scenario string, r check.Result) junitCase {
 	c := junitCase{Name: r.ID + " " + r.Name, Classname: "outboxchaos." + scenario, Time: "0"}
 	switch {
@@ -142,6 +143,8 @@ func junitCaseFor(scenario string, r check.Result) junitCase {
 	case r.Verdict == check.Pass:
 	case r.Verdict == check.Fail:
 		c.Failure = &junitFailure{Message: failureMessage(r), Type: r.ID, Text: failureText(r)}
+	case r.Verdict == check.NotExercised:
+		c.Skipped = &junitSkipped{Message: "not exercised: " + r.Reason}
 	default:
 		c.Skipped = &junitSkipped{Message: "unknown: " + r.Reason}
 	}

@@ -65,14 +65,20 @@ func TestJUnitFailSeveral(t *testing.T) {
 
 func TestJUnitPassBaseline(t *testing.T) {
 	dir, _ := writeStored(t, "pass-baseline")
+	_, checks := loadStored(t, "pass-baseline")
 	doc := parseJUnit(t, filepath.Join(dir, FileJUnit))
 	require.Len(t, doc.Suites, 1)
 	require.Len(t, doc.Suites[0].Cases, 9)
 	require.Zero(t, doc.Failures)
-	require.Zero(t, doc.Skipped)
-	for _, c := range doc.Suites[0].Cases {
+	require.Equal(t, 4, doc.Skipped, "I4, I6, I7 and I8 had nothing to check")
+	for i, c := range doc.Suites[0].Cases {
 		require.Nil(t, c.Failure)
-		require.Nil(t, c.Skipped)
+		if checks[i].Verdict == check.NotExercised {
+			require.NotNil(t, c.Skipped, checks[i].ID)
+			require.Equal(t, "not exercised: "+checks[i].Reason, c.Skipped.Message)
+			continue
+		}
+		require.Nil(t, c.Skipped, checks[i].ID)
 	}
 }
 

@@ -13,6 +13,9 @@ const (
 	maxSteps          = 100  // steps listed per violation
 	maxSwimCols       = 40   // columns of one swimlane
 	maxFaultRows      = 200
+	maxFindingsShow   = 50 // findings listed at the top of the page
+	maxFindingItems   = 40 // events, jobs or violation links listed per finding
+	maxFindingJobs    = 5  // job ids listed beside a finding's events
 	maxGapRows        = 100
 )
 

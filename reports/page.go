@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
@@ -33,6 +35,9 @@ type runPage struct {
 	Waived        []kv
 	Counts        Counts
 	Latency       Latency
+	Exercises     string
+	Findings      []findingView
+	FindingsMore  int
 	Invariants    []invariantRow
 	Violated      []violatedInvariant
 	Timeline      timeline
@@ -50,6 +55,8 @@ type kv struct{ Key, Value string }
 
 type invariantRow struct {
 	ID, Name, Verdict, Class, Waived, Reason, Anchor string
+	Takeover                                         string // I8's takeover delays, when measured
+	Exercised                                        bool   // the scenario exists to exercise it
 	Violations                                       int
 }
 
@@ -62,6 +69,7 @@ type violatedInvariant struct {
 type violationView struct {
 	Anchor       string
 	Summary      string
+	Rule         string
 	Facts        []kv
 	Swimlane     *swimlane
 	Steps        []stepView
@@ -101,7 +109,8 @@ func newRunPage(run history.Run, res Results) runPage {
 		Waived:        pairs(res.Run.Waived),
 		Counts:        res.Counts,
 		Latency:       res.Latency,
-		Invariants:    invariantRows(res.Invariants),
+		Exercises:     strings.Join(res.Run.Exercises, ", "),
+		Invariants:    invariantRows(res.Invariants, res.Run.Exercises),
 		Timeline:      buildTimeline(run, s),
 		Backlog:       backlogChart(run, ix, s),
 		LatencyChart:  latencyChart(run, ix, s),
@@ -109,6 +118,7 @@ func newRunPage(run history.Run, res Results) runPage {
 		SchemaVersion: SchemaVersion,
 	}
 	p.Violated = violated(newLookup(run), res.Invariants)
+	p.Findings, p.FindingsMore = findingViews(res.Findings, res.Invariants)
 	p.Faults, p.FaultsOmitted = faultRows(run.Faults)
 	p.Gaps, p.GapsOmitted = capSlice(run.Gaps, maxGapRows)
 	return p
@@ -120,15 +130,26 @@ func verdictClass(v check.Verdict) string {
 		return "pass"
 	case check.Fail:
 		return "fail"
+	case check.NotExercised:
+		return "nx"
 	default:
 		return "unknown"
 	}
 }
 
+// verdictLabel is a verdict as the page writes it: "PASS", "NOT EXERCISED".
+func verdictLabel(v check.Verdict) string {
+	return strings.ToUpper(strings.ReplaceAll(string(v), "-", " "))
+}
+
 // headline is the sentence under the verdict.
 func headline(res Results) string {
-	var failed, unknown []string
+	var failed, unknown, idle, owedIdle []string
 	required, waived := 0, 0
+	owed := map[string]bool{}
+	for _, id := range res.Run.Exercises {
+		owed[id] = true
+	}
 	for _, r := range res.Invariants {
 		if r.Waived != "" {
 			waived++
@@ -138,7 +159,13 @@ func headline(res Results) string {
 		switch r.Verdict {
 		case check.Fail:
 			failed = append(failed, r.ID+" "+r.Name)
-		case check.Unknown:
+		case check.Pass:
+		case check.NotExercised:
+			idle = append(idle, r.ID+" "+r.Name)
+			if owed[r.ID] {
+				owedIdle = append(owedIdle, r.ID+" "+r.Name)
+			}
+		default:
 			unknown = append(unknown, r.ID+" "+r.Name)
 		}
 	}
@@ -150,12 +177,30 @@ func headline(res Results) string {
 	case required == 0 && waived == 0:
 		return "No checker result was recorded for this run."
 	case len(failed) > 0:
-		return fmt.Sprintf("%d of %d required invariants violated: %s.", len(failed), required, strings.Join(failed, ", "))
-	case len(unknown) > 0:
-		return fmt.Sprintf("No violation found, but %d of %d required invariants could not be decided: %s.", len(unknown), required, strings.Join(unknown, ", "))
+		return fmt.Sprintf("%s; %d of %d required invariants violated: %s.", count(len(res.Findings), "finding", "findings"), len(failed), required, strings.Join(failed, ", "))
+	case len(unknown) > 0 || len(owedIdle) > 0:
+		var parts []string
+		if len(unknown) > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d required invariants could not be decided: %s", len(unknown), required, strings.Join(unknown, ", ")))
+		}
+		if len(owedIdle) > 0 {
+			parts = append(parts, fmt.Sprintf("%s, which this scenario exists to exercise, had nothing to check", strings.Join(owedIdle, ", ")))
+		}
+		return "No violation found, but " + strings.Join(parts, "; ") + "."
+	case len(idle) == required:
+		return "No violation found, but no required invariant had anything to check" + w + "."
+	case len(idle) > 0:
+		return fmt.Sprintf("%d of %d required invariants hold%s; %d had nothing to check: %s.", required-len(idle), required, w, len(idle), strings.Join(idle, ", "))
 	default:
 		return fmt.Sprintf("All %d required invariants hold%s.", required, w)
 	}
+}
+
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 func facts(res Results) []kv {
@@ -199,12 +244,17 @@ func pairs(m map[string]string) []kv {
 	return out
 }
 
-func invariantRows(rs []check.Result) []invariantRow {
+func invariantRows(rs []check.Result, exercises []string) []invariantRow {
+	owed := map[string]bool{}
+	for _, id := range exercises {
+		owed[id] = true
+	}
 	out := make([]invariantRow, len(rs))
 	for i, r := range rs {
 		out[i] = invariantRow{
-			ID: r.ID, Name: r.Name, Verdict: strings.ToUpper(string(r.Verdict)), Class: verdictClass(r.Verdict),
+			ID: r.ID, Name: r.Name, Verdict: verdictLabel(r.Verdict), Class: verdictClass(r.Verdict),
 			Waived: r.Waived, Reason: r.Reason, Violations: len(r.Violations),
+			Takeover: takeoverText(r.Takeover), Exercised: owed[r.ID],
 		}
 		if len(r.Violations) > 0 {
 			out[i].Anchor = "#inv-" + strconv.Itoa(i)
@@ -243,7 +293,7 @@ func violated(l *lookup, rs []check.Result) []violatedInvariant {
 }
 
 func newViolationView(v check.Violation, anchor string) violationView {
-	vv := violationView{Anchor: anchor, Summary: v.Summary}
+	vv := violationView{Anchor: anchor, Summary: v.Summary, Rule: v.Rule}
 	if v.EventID != 0 {
 		vv.Facts = append(vv.Facts, kv{"event", strconv.FormatInt(v.EventID, 10)})
 	}
@@ -294,4 +344,13 @@ func capSlice[T any](s []T, n int) ([]T, int) {
 		return s, 0
 	}
 	return s[:n], len(s) - n
+}
+
+// takeoverText is I8's takeover distribution in one line, or "".
+func takeoverText(d *check.Distribution) string {
+	if d == nil {
+		return ""
+	}
+	s := func(x float64) string { return shortDuration(time.Duration(math.Round(x * float64(time.Second)))) }
+	return fmt.Sprintf("takeover after lease: n=%d, p50 %s, p99 %s, max %s", d.Count, s(d.P50), s(d.P99), s(d.Max))
 }

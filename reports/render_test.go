@@ -35,10 +35,16 @@ func TestPassPage(t *testing.T) {
 	_, page := writeStored(t, "pass-baseline")
 	requireIn(t, page, `<div class="banner pass" id="verdict">`)
 	requireIn(t, page, `<div class="v">PASS</div>`)
-	requireIn(t, page, "All 9 required invariants hold.")
+	requireIn(t, page, "5 of 9 required invariants hold; 4 had nothing to check: I4 poison fails fast, I6 backoff respected, I7 bounded attempts, I8 lease recovery.")
 	require.NotContains(t, page, `id="violations"`)
+	require.NotContains(t, page, `id="findings"`)
 	require.NotContains(t, page, `aria-label="swimlane"`)
-	require.Equal(t, 9, strings.Count(page, `<span class="pill pass">PASS</span>`))
+	rows := invariantTable(t, page)
+	require.Equal(t, 5, strings.Count(rows, `<span class="pill pass">PASS</span>`))
+	require.Equal(t, 4, strings.Count(rows, `<span class="pill nx">NOT EXERCISED</span>`))
+	requireIn(t, rows, "nothing to check: the run produced no poison events")
+	requireIn(t, page, "This scenario exists to exercise I1, I2")
+	require.Equal(t, 2, strings.Count(rows, `<span class="owed">exercised</span>`))
 	requireIn(t, page, "outboxchaos run --scenario baseline --seed 42")
 	assertSelfContained(t, page)
 }
@@ -78,6 +84,17 @@ func TestFailPage(t *testing.T) {
 	requireIn(t, page, `class="m-dup"`)
 	requireIn(t, page, "while d2 held the claim (inferred")
 	assertSelfContained(t, page)
+}
+
+// invariantTable is the invariants section of a page.
+func invariantTable(t *testing.T, page string) string {
+	t.Helper()
+	i := strings.Index(page, `<section id="invariants">`)
+	require.GreaterOrEqual(t, i, 0, "no invariants section")
+	j := strings.Index(page[i:], "</table>")
+	require.GreaterOrEqual(t, j, 0)
+	k := strings.Index(page[i:i+j], "<table>")
+	return page[i+k : i+j]
 }
 
 // assertSelfContained: no script, no external reference of any kind.

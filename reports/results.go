@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
@@ -12,14 +13,17 @@ import (
 
 // SchemaVersion is the version of the results.json schema documented in
 // doc.go. It changes whenever a field changes meaning or goes away.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // Results is the content of results.json: one run's verdict, every invariant's
 // result and the run's numbers. See doc.go for the schema, field by field.
 type Results struct {
-	SchemaVersion int              `json:"schema_version"`
-	Run           history.Meta     `json:"run"`
-	Verdict       check.Verdict    `json:"verdict"`
+	SchemaVersion int           `json:"schema_version"`
+	Run           history.Meta  `json:"run"`
+	Verdict       check.Verdict `json:"verdict"`
+	// VerdictReason says why the verdict is not a pass (check.Fold).
+	VerdictReason string           `json:"verdict_reason,omitempty"`
+	Findings      []check.Finding  `json:"findings"`
 	Invariants    []check.Result   `json:"invariants"`
 	Counts        Counts           `json:"counts"`
 	Latency       Latency          `json:"latency"`
@@ -58,11 +62,15 @@ type Latency struct {
 // caller's values are not modified.
 func Build(run history.Run, results []check.Result) Results {
 	ix := indexRun(run)
+	verdict, reason := check.Fold(results, run.Meta.Exercises)
+	invariants := redactResults(results)
 	return Results{
 		SchemaVersion: SchemaVersion,
 		Run:           redactMeta(run.Meta),
-		Verdict:       verdictOf(results),
-		Invariants:    redactResults(results),
+		Verdict:       verdict,
+		VerdictReason: Redact(reason),
+		Findings:      findingsOf(invariants),
+		Invariants:    invariants,
 		Counts:        countRun(run, ix),
 		Latency:       summarizeLatency(ix.latencies()),
 		Duration:      history.Duration(runSpan(run).duration()),
@@ -83,18 +91,20 @@ func ReadResults(path string) (Results, error) {
 		return r, fmt.Errorf("read results %s: %w", path, err)
 	}
 	if r.SchemaVersion != SchemaVersion {
-		return r, fmt.Errorf("read results %s: schema version %d, this build reads %d: re-render it with `outboxchaos report`", path, r.SchemaVersion, SchemaVersion)
+		return r, fmt.Errorf("read results %s: schema version %d, this build reads %d: re-check and re-render the run from its stored history with `outboxchaos report %s`",
+			path, r.SchemaVersion, SchemaVersion, filepath.Dir(path))
 	}
 	return r, nil
 }
 
-// verdictOf is check.Overall, except that a run with no result at all is
-// unknown: nothing was checked, so nothing passed.
-func verdictOf(results []check.Result) check.Verdict {
-	if len(results) == 0 {
-		return check.Unknown
+// findingsOf groups redacted results' violations; never nil, so results.json
+// always holds the list.
+func findingsOf(results []check.Result) []check.Finding {
+	fs := check.Findings(results)
+	if fs == nil {
+		fs = []check.Finding{}
 	}
-	return check.Overall(results)
+	return fs
 }
 
 func redactResults(in []check.Result) []check.Result {
@@ -118,6 +128,7 @@ func redactResults(in []check.Result) []check.Result {
 
 func redactViolation(v check.Violation) check.Violation {
 	v.Summary = Redact(v.Summary)
+	v.Rule = Redact(v.Rule)
 	v.JobID = Redact(v.JobID)
 	inst := make([]string, len(v.Instances))
 	for i, s := range v.Instances {
@@ -135,6 +146,29 @@ func redactViolation(v check.Violation) check.Violation {
 	}
 	v.Steps = steps
 	return v
+}
+
+func redactFindings(in []check.Finding) []check.Finding {
+	out := make([]check.Finding, len(in))
+	for i, f := range in {
+		f.Headline = Redact(f.Headline)
+		f.Rules = redactStrings(f.Rules)
+		f.Jobs = redactStrings(f.Jobs)
+		f.Instances = redactStrings(f.Instances)
+		out[i] = f
+	}
+	return out
+}
+
+func redactStrings(in []string) []string {
+	if in == nil {
+		return nil
+	}
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = Redact(s)
+	}
+	return out
 }
 
 func redactFaults(in []history.Fault) []history.Fault {

@@ -67,6 +67,8 @@ func WriteSummary(dir string, runs []RunLink) error {
 func redactResultsCopy(r Results) Results {
 	r.Run = redactMeta(r.Run)
 	r.Invariants = redactResults(r.Invariants)
+	r.VerdictReason = Redact(r.VerdictReason)
+	r.Findings = redactFindings(r.Findings)
 	r.Faults = redactFaults(r.Faults)
 	r.Gaps = redactGaps(r.Gaps)
 	return r
@@ -83,7 +85,7 @@ type summaryPage struct {
 type summaryRow struct {
 	Href, Scenario, Seed, Verdict, Class, Duration, Adapter, Command string
 	Cells                                                            []summaryCell
-	Why                                                              []string // each failed invariant's first violation
+	Why                                                              []string // the findings, or why the run is unknown
 	Events, Published, Failed, Faults                                int
 }
 
@@ -94,7 +96,9 @@ func renderSummary(w io.Writer, runs []RunLink, all []Results) error {
 	ids := invariantIDs(all)
 	p := summaryPage{IDs: ids}
 	counts := map[check.Verdict]int{}
+	idle := 0
 	for i, r := range all {
+		idle += countIdle(r.Invariants)
 		v := r.Verdict
 		counts[v]++
 		results = append(results, check.Result{ID: strconv.Itoa(i), Verdict: v})
@@ -103,20 +107,61 @@ func renderSummary(w io.Writer, runs []RunLink, all []Results) error {
 			Seed: strconv.FormatInt(r.Run.Seed, 10), Verdict: strings.ToUpper(string(v)), Class: verdictClass(v),
 			Duration: shortDuration(r.Duration.D()), Adapter: r.Run.Adapter, Command: r.Run.Command,
 			Cells: summaryCells(ids, r.Invariants), Events: r.Counts.Events, Published: r.Counts.Published,
-			Failed: r.Counts.Failed, Faults: r.Counts.Faults, Why: why(r.Invariants),
+			Failed: r.Counts.Failed, Faults: r.Counts.Faults, Why: why(r),
 		})
 	}
 	overall := check.Overall(results)
 	p.Verdict, p.VerdictClass = strings.ToUpper(string(overall)), verdictClass(overall)
-	p.Headline = fmt.Sprintf("%d runs: %d pass, %d fail, %d unknown.", len(all), counts[check.Pass], counts[check.Fail], counts[check.Unknown])
+	p.Headline = fmt.Sprintf("%s: %d pass, %d fail, %d unknown.", count(len(all), "run", "runs"), counts[check.Pass], counts[check.Fail], len(all)-counts[check.Pass]-counts[check.Fail])
+	if idle > 0 {
+		p.Headline += fmt.Sprintf(" %s had nothing to check (not exercised): no pass is claimed for them.", count(idle, "invariant result", "invariant results"))
+	}
 	if err := pageTemplates.ExecuteTemplate(w, "summary.html", p); err != nil {
 		return fmt.Errorf("render summary index.html: %w", err)
 	}
 	return nil
 }
 
-// why names each failed, required invariant with its first violation.
-func why(rs []check.Result) []string {
+// countIdle counts the required results that had nothing to check.
+func countIdle(rs []check.Result) int {
+	n := 0
+	for _, r := range rs {
+		if r.Waived == "" && r.Verdict == check.NotExercised {
+			n++
+		}
+	}
+	return n
+}
+
+// why tells a run in lines: its findings' headlines when it has any (the
+// first maxSummaryWhy), else each failed required invariant with its first
+// violation, else why it is unknown.
+func why(res Results) []string {
+	if len(res.Findings) > 0 {
+		shown, omitted := capSlice(res.Findings, maxSummaryWhy)
+		out := make([]string, 0, len(shown)+1)
+		for _, f := range shown {
+			out = append(out, strings.Join(f.Invariants, ", ")+": "+f.Headline)
+		}
+		if omitted > 0 {
+			out = append(out, fmt.Sprintf("and %s on the run's page", count(omitted, "more finding", "more findings")))
+		}
+		return out
+	}
+	if out := failedLines(res.Invariants); len(out) > 0 {
+		return out
+	}
+	if res.Verdict != check.Pass && res.VerdictReason != "" {
+		return []string{res.VerdictReason}
+	}
+	return nil
+}
+
+// maxSummaryWhy bounds the findings the summary lists per run.
+const maxSummaryWhy = 10
+
+// failedLines names each failed, required invariant with its first violation.
+func failedLines(rs []check.Result) []string {
 	var out []string
 	for _, r := range rs {
 		if r.Waived != "" || r.Verdict != check.Fail {
@@ -164,8 +209,10 @@ func summaryCells(ids []string, rs []check.Result) []summaryCell {
 			out[i] = summaryCell{Text: "–", Class: "none", Title: id + " not checked"}
 		case r.Waived != "":
 			out[i] = summaryCell{Text: "waived", Class: "none", Title: id + " " + r.Name + " waived: " + r.Waived}
+		case r.Verdict == check.NotExercised:
+			out[i] = summaryCell{Text: "N/E", Class: "nx", Title: id + " " + r.Name + " not exercised: " + r.Reason}
 		default:
-			out[i] = summaryCell{Text: strings.ToUpper(string(r.Verdict)), Class: verdictClass(r.Verdict), Title: id + " " + r.Name + ": " + r.Reason}
+			out[i] = summaryCell{Text: verdictLabel(r.Verdict), Class: verdictClass(r.Verdict), Title: id + " " + r.Name + ": " + r.Reason}
 		}
 	}
 	return out

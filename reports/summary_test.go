@@ -24,12 +24,16 @@ func TestWriteSummary(t *testing.T) {
 
 	page := readFile(t, filepath.Join(root, FileHTML))
 	requireIn(t, page, `<div class="v">FAIL</div>`)
-	requireIn(t, page, "2 runs: 1 pass, 1 fail, 0 unknown.")
+	requireIn(t, page, "2 runs: 1 pass, 1 fail, 0 unknown. 4 invariant results had nothing to check (not exercised): no pass is claimed for them.")
 	requireIn(t, page, `<a href="pass-baseline/index.html">baseline</a>`)
 	requireIn(t, page, `<a href="fail-several/index.html">random</a>`)
 	requireIn(t, page, ">1337<")
 	requireIn(t, page, "6.1s")
-	requireIn(t, page, "<li>I1 no duplicate job: "+htmlText(t, links[1].Results.Invariants[0].Violations[0].Summary)+"</li>")
+	for _, f := range links[1].Results.Findings {
+		requireIn(t, page, "<li>"+htmlText(t, strings.Join(f.Invariants, ", ")+": "+f.Headline)+"</li>")
+	}
+	require.Equal(t, 4, strings.Count(page, `<td class="cell nx" title="`), "I4, I6, I7, I8 of the baseline")
+	requireIn(t, page, `title="I4 poison fails fast not exercised: the run produced no poison events">N/E</td>`)
 	assertSelfContained(t, page)
 
 	doc := parseJUnit(t, filepath.Join(root, FileJUnit))
@@ -41,6 +45,21 @@ func TestWriteSummary(t *testing.T) {
 	for _, s := range doc.Suites {
 		require.Len(t, s.Cases, 9)
 	}
+}
+
+// An unknown run says why on the summary, and counts as unknown.
+func TestWriteSummaryUnknownRunSaysWhy(t *testing.T) {
+	run, checks := loadStored(t, "pass-baseline")
+	run.Meta.Exercises = []string{"I6"}
+	res := Build(run, checks)
+	require.Equal(t, check.Unknown, res.Verdict)
+	root := t.TempDir()
+	require.NoError(t, WriteSummary(root, []RunLink{{Path: "baseline", Results: res}}))
+	page := readFile(t, filepath.Join(root, FileHTML))
+	requireIn(t, page, `<div class="v">UNKNOWN</div>`)
+	requireIn(t, page, "1 run: 0 pass, 0 fail, 1 unknown.")
+	requireIn(t, page, "<li>"+htmlText(t, res.VerdictReason)+"</li>")
+	requireIn(t, page, "I6 backoff respected, which this scenario exists to exercise, had nothing to check")
 }
 
 func TestWriteSummarySameScenarioTwice(t *testing.T) {

@@ -57,7 +57,9 @@ func base(name, desc string, instances, events int) runner.Scenario {
 }
 
 func baseline() runner.Scenario {
-	return base("baseline", "two instances, no faults: every valid event published once, every poison event failed", 2, 400)
+	s := base("baseline", "two instances, no faults: every valid event published once, every poison event failed", 2, 400)
+	s.Exercises = []string{"I1", "I2", "I4"}
+	return s
 }
 
 // crashWindow is the seed's required test, repeated: the job is added, the
@@ -71,6 +73,7 @@ func crashWindow() runner.Scenario {
 	// second job (with rows moved on, the dispatcher would skip the add).
 	s.ConsumerLeavesRows = true
 	s.Params["consumer_leaves_rows"] = "true"
+	s.Exercises = []string{"I1"}
 	crashes := 8
 	s.Params["crashes"] = fmt.Sprint(crashes)
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
@@ -93,6 +96,9 @@ func crashPoints() runner.Scenario {
 	s.Rate = 100
 	s.Needs = []runner.Needs{runner.NeedCrashPoints}
 	s.ConsumerLeavesRows = true
+	// after-enqueue re-adds (I1); after-claim leaves dead owners' claims to
+	// recover (I8).
+	s.Exercises = []string{"I1", "I8"}
 	points := contract.CrashPointNames()
 	s.Params["points"] = strings.Join(points, ",")
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
@@ -111,6 +117,7 @@ func crashPoints() runner.Scenario {
 func contention() runner.Scenario {
 	s := base("contention", "six instances on one table at full speed: no event claimed twice", 6, 3000)
 	s.Rate = 0
+	s.Exercises = []string{"I5"}
 	s.Tuning.BatchSize = 20
 	s.Tuning.PollInterval = history.Duration(10 * time.Millisecond)
 	return s
@@ -119,6 +126,7 @@ func contention() runner.Scenario {
 func leaseExpiry() runner.Scenario {
 	s := base("lease-expiry", "instances die holding claims (a crash right after the claim, or SIGKILL mid-load): the claims are recovered after the lease", 3, 600)
 	s.Rate = 150
+	s.Exercises = []string{"I8"}
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		for i := 0; i < 4; i++ {
 			var err error
@@ -147,6 +155,10 @@ func leaseExpiry() runner.Scenario {
 func zombie() runner.Scenario {
 	s := base("zombie", "owners pause past their lease after an add and inside a finalize; others take over; the zombies must be fenced out", 3, 800)
 	s.Rate = 100
+	// Owners paused past their lease must be fenced out when they wake (I5).
+	// Not I8: a pause at a crash point holds the process inside its own
+	// code, so the history shows a live owner finishing late, not a dead one.
+	s.Exercises = []string{"I5"}
 	lease := s.Tuning.Lease.D()
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		if n.HasCrashPoints() {
@@ -211,6 +223,7 @@ func redisOutage() runner.Scenario {
 	s.Tuning.BackoffBase = history.Duration(100 * time.Millisecond)
 	s.Tuning.BackoffMax = history.Duration(time.Second)
 	s.Waived = map[string]string{"I2": "the outage is longer than the retry budget on purpose: events claimed during it must end failed (I7), not published"}
+	s.Exercises = []string{"I6", "I7"}
 	s.Schedule = networkOnce("redis", faultproxy.Fault{Kind: faultproxy.Down}, 6*time.Second, false)
 	return s
 }
@@ -229,12 +242,14 @@ func mysqlOutage() runner.Scenario {
 
 func lostReplyRedis() runner.Scenario {
 	s := base("lost-reply-redis", "a BullMQ add reaches Redis but its reply is lost: the retry must not make a second job", 2, 400)
+	s.Exercises = []string{"I1"}
 	s.Schedule = networkOnce("redis", faultproxy.Fault{Kind: faultproxy.LostReplyRedisAdd}, 3*time.Second, true)
 	return s
 }
 
 func lostReplyMySQLCommit() runner.Scenario {
 	s := base("lost-reply-mysql-commit", "a COMMIT reaches MySQL but its reply is lost: the dispatcher must not assume either outcome", 2, 400)
+	s.Exercises = []string{"I1", "I3"}
 	s.Schedule = networkOnce("mysql", faultproxy.Fault{Kind: faultproxy.LostReplyMySQLCommit}, 3*time.Second, true)
 	return s
 }
@@ -242,6 +257,7 @@ func lostReplyMySQLCommit() runner.Scenario {
 func poison() runner.Scenario {
 	s := base("poison", "half the events are poison of every kind: each fails at once with its reason and no job", 2, 400)
 	s.Mix = workload.Mix{Valid: 50, UnknownType: 10, MissingJob: 10, QueueDenied: 10, IllegalJobID: 10, AlreadyQueued: 10}
+	s.Exercises = []string{"I4"}
 	return s
 }
 

@@ -42,3 +42,24 @@ func TestScenarioValidationNamesTheProblem(t *testing.T) {
 	s.Tuning.BackoffMax = 1
 	require.ErrorContains(t, s.Validate(), "backoff max must be >= backoff base")
 }
+
+// Each scenario built to put an invariant to the test says so, so that a run
+// in which its fault did not produce anything to check is unknown, not a
+// pass.
+func TestScenariosNameWhatTheyExercise(t *testing.T) {
+	want := map[string][]string{
+		"crash-window": {"I1"}, "dedupe-horizon": {"I1"}, "lease-expiry": {"I8"},
+		"zombie": {"I5"}, "redis-outage": {"I6", "I7"}, "poison": {"I4"},
+	}
+	for name, ids := range want {
+		s, err := scenarios.Get(name)
+		require.NoError(t, err)
+		require.Equal(t, ids, s.Exercises, name)
+	}
+	for _, s := range scenarios.All() {
+		for _, id := range s.Exercises {
+			_, waived := s.Waived[id]
+			require.False(t, waived, "%s exercises and waives %s", s.Name, id)
+		}
+	}
+}

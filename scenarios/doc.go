@@ -1,7 +1,10 @@
 // Package scenarios is the named scenario catalog: each entry is a short,
 // readable definition of the instances, the workload, the fault schedule, the
-// invariants it must keep (all of I1-I9 unless it waives one, with the reason)
-// and its parameters. `outboxchaos list` prints them.
+// invariants it must keep (all of I1-I9 unless it waives one, with the reason),
+// the invariants it exists to exercise (Exercises: only what its faults or its
+// workload are meant to produce, e.g. I6 and I7 for redis-outage; a run in
+// which one of them had nothing to check is unknown, not a pass) and its
+// parameters. `outboxchaos list` prints them.
 //
 // A schedule is plain Go against runner.Nemesis: kill, pause, terminate,
 // crash at a named point, add and remove network faults per dependency and per

@@ -89,16 +89,8 @@ func cmdChaos(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	worst := 0
-	for _, o := range outs {
-		if o.Skipped != "" {
-			continue // said on the terminal; a missing capability is not a verdict
-		}
-		if c := runner.ExitCode(o, nil); c > worst || (worst == 2 && c == 1) {
-			worst = c
-		}
-	}
-	fmt.Printf("chaos: %d scenarios in %s; summary %s\n", len(outs), time.Since(start).Round(time.Second), filepath.Join(f.out, "index.html"))
+	worst, tally := foldOutcomes(outs)
+	fmt.Printf("chaos: %d scenarios in %s: %s; summary %s\n", len(outs), time.Since(start).Round(time.Second), tally, filepath.Join(f.out, "index.html"))
 	return worst
 }
 
@@ -141,7 +133,7 @@ func runAll(ctx context.Context, f runFlags, list []runner.Scenario, summary boo
 			return outs, err
 		}
 		links = append(links, reports.RunLink{Path: s.Name, Results: res})
-		fmt.Fprintf(os.Stderr, "%s: %s in %s\n", s.Name, strings.ToUpper(string(o.Verdict)), time.Since(start).Round(100*time.Millisecond))
+		fmt.Fprintf(os.Stderr, "%s: %s in %s%s\n", s.Name, strings.ToUpper(string(o.Verdict)), time.Since(start).Round(100*time.Millisecond), reasonSuffix(o.Verdict, o.Reason))
 		if ctx.Err() != nil {
 			return outs, ctx.Err()
 		}
@@ -206,9 +198,9 @@ func cmdReport(ctx context.Context, args []string) int {
 	if err := reports.WriteRun(args[0], run, results); err != nil {
 		return fail(err)
 	}
-	v := check.Overall(results)
-	fmt.Printf("%s: %s (%s)\n", args[0], strings.ToUpper(string(v)), filepath.Join(args[0], "index.html"))
-	return runner.ExitCode(runner.Outcome{Verdict: v}, nil)
+	v, why := check.Fold(results, run.Meta.Exercises)
+	fmt.Printf("%s: %s%s (%s)\n", args[0], strings.ToUpper(string(v)), reasonSuffix(v, why), filepath.Join(args[0], "index.html"))
+	return runner.ExitCode(runner.Outcome{Verdict: v, Reason: why}, nil)
 }
 
 func cmdDoctor(ctx context.Context, args []string) int {

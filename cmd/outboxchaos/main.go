@@ -9,7 +9,10 @@
 //	outboxchaos doctor [--adapter A]
 //	outboxchaos bench [--out DIR] [--quick] [--long]
 //
-// Exit codes: 0 pass, 1 violation, 2 unknown, 3 harness error.
+// Exit codes: 0 pass, 1 violation, 2 unknown, 3 harness error. A run is
+// unknown, not a pass, when an invariant its scenario exists to exercise had
+// nothing to check; `chaos` exits with the worst of its runs (a violation
+// over an unknown).
 package main
 
 import (
@@ -32,7 +35,8 @@ commands:
   doctor  [--adapter reference]                                         say which environment will be used
   bench   [--out DIR] [--quick] [--long]                                throughput and latency beside the seeds' designs
 
-exit codes: 0 pass, 1 violation, 2 unknown, 3 harness error
+exit codes: 0 pass, 1 violation, 2 unknown (also: an invariant the scenario exists
+to exercise had nothing to check), 3 harness error; chaos exits with its worst run
 `
 
 func main() {

@@ -14,7 +14,8 @@ import (
 )
 
 // verdictCase is what the checkers must say about one stored history:
-// verdicts for I1..I9 as letters (P pass, F fail, U unknown), and for each
+// verdicts for I1..I9 as letters (P pass, F fail, U unknown, N not
+// exercised), and for each
 // failing invariant words its first violation's summary must contain.
 type verdictCase struct {
 	verdicts string
@@ -23,54 +24,54 @@ type verdictCase struct {
 }
 
 var verdictCases = map[string]verdictCase{
-	"good-clean":              {verdicts: "PPPPPPPPP"},
-	"good-chaos":              {verdicts: "PPPPPPPPP"},
-	"exempt-i8-nobody-alive":  {verdicts: "PPPPPPPPP"},
-	"pass-i1-stream-gap-only": {verdicts: "PPPPPPPPP"},
-	"bad-i1-dedupe-horizon": {verdicts: "FPPPPPPPP",
+	"good-clean":              {verdicts: "PPPPPNNNP"},
+	"good-chaos":              {verdicts: "PPPPPPNPP"},
+	"exempt-i8-nobody-alive":  {verdicts: "PPPNPNNPP"},
+	"pass-i1-stream-gap-only": {verdicts: "PPPNPNNNP"},
+	"bad-i1-dedupe-horizon": {verdicts: "FPPNPNNNP",
 		summary: map[string][]string{"I1": {"Job j-1 was created 2 times in BullMQ queue ai-default", "by d1 at 10:00:00.150", "by d2 at 10:00:02.170", "after d1 was killed"}},
 		event:   map[string]int64{"I1": 1}},
-	"bad-i1-numeric-ids": {verdicts: "FPPPPPPPP",
+	"bad-i1-numeric-ids": {verdicts: "FPPNPNNNP",
 		summary: map[string][]string{"I1": {"Job j-1 was created 2 times", "as BullMQ jobs 1, 3"}},
 		event:   map[string]int64{"I1": 1}},
-	"bad-i1-proven-with-gaps": {verdicts: "FPPPPPPPU",
+	"bad-i1-proven-with-gaps": {verdicts: "FPPNPNNNU",
 		summary: map[string][]string{"I1": {"Job j-1 was created 2 times"}},
 		event:   map[string]int64{"I1": 1}},
-	"bad-i2-never-claimed": {verdicts: "PFPPPPPPP",
+	"bad-i2-never-claimed": {verdicts: "PFPNPNNNP",
 		summary: map[string][]string{"I2": {"Event 2 (job j-2) was still pending at the end"}},
 		event:   map[string]int64{"I2": 2}},
-	"bad-i3-published-no-job": {verdicts: "PPFPPPPPP",
+	"bad-i3-published-no-job": {verdicts: "PPFNPNNNP",
 		summary: map[string][]string{"I3": {"Event 1 was published but no BullMQ job was ever created for its job j-1"}},
 		event:   map[string]int64{"I3": 1}},
-	"bad-i4-poison-retried": {verdicts: "PPPFPPPPP",
+	"bad-i4-poison-retried": {verdicts: "NNPFPPNNN",
 		summary: map[string][]string{"I4": {"Poison event 1 (unknown-type) was put back to pending", "by d1"}},
 		event:   map[string]int64{"I4": 1}},
-	"bad-i5-stolen-claim": {verdicts: "PPPPFPPPP",
+	"bad-i5-stolen-claim": {verdicts: "PPPNFNNNP",
 		summary: map[string][]string{"I5": {"Event 1 was claimed by d2 at 10:00:00.600 while d1 still held it"}},
 		event:   map[string]int64{"I5": 1}},
-	"bad-i5-rewrite-finalized": {verdicts: "PPPPFPPPP",
+	"bad-i5-rewrite-finalized": {verdicts: "PPPNFNNPP",
 		summary: map[string][]string{"I5": {"Event 1 was written again after it was published", "by d1"}},
 		event:   map[string]int64{"I5": 1}},
-	"bad-i6-no-backoff": {verdicts: "PPPPPFPPP",
+	"bad-i6-no-backoff": {verdicts: "PPPNPFNNP",
 		summary: map[string][]string{"I6": {"event 1", "less than half the expected backoff of 500ms"}},
 		event:   map[string]int64{"I6": 1}},
-	"bad-i7-retry-forever": {verdicts: "PPPPPPFPP",
+	"bad-i7-retry-forever": {verdicts: "PPPNPPFNP",
 		summary: map[string][]string{"I7": {"Event 1 was claimed again by d1", "after 3 transient failures"}},
 		event:   map[string]int64{"I7": 1}},
-	"bad-i7-failed-early": {verdicts: "PFPPPPFPP",
+	"bad-i7-failed-early": {verdicts: "NFPNPNFNN",
 		summary: map[string][]string{"I7": {"Valid event 1 (job j-1) was failed by d1 at attempt 1, before the maximum of 5 attempts"}},
 		event:   map[string]int64{"I7": 1}},
-	"bad-i8-slow-recovery": {verdicts: "PPPPPPPFP",
+	"bad-i8-slow-recovery": {verdicts: "PPPNPNNFP",
 		summary: map[string][]string{"I8": {"Event 1's claim by d1", "was killed", "taken over only at 10:00:10.000 by d2", "later than the bound of 6.1s", "from the tuning"}},
 		event:   map[string]int64{"I8": 1}},
-	"bad-i9-overwrite": {verdicts: "PPPPPPPPF",
+	"bad-i9-overwrite": {verdicts: "PPPNPPNNF",
 		summary: map[string][]string{"I9": {"Job j-1's data in queue ai-default was overwritten", `{"jobId":"j-1","retry":2}`}},
 		event:   map[string]int64{"I9": 1}},
-	"unknown-i1-gaps":         {verdicts: "UPPPPPPPU"},
-	"unknown-i2-not-quiesced": {verdicts: "PUPPPPPPP"},
-	"pass-i9-read-across-gap": {verdicts: "PPPPPPPPP"},
-	"unknown-i9-lived-in-gap": {verdicts: "PPPPPPPPU"},
-	"bad-i9-overwrite-in-gap": {verdicts: "PPPPPPPPF",
+	"unknown-i1-gaps":         {verdicts: "UPPNPNNNU"},
+	"unknown-i2-not-quiesced": {verdicts: "NUPNPPNNN"},
+	"pass-i9-read-across-gap": {verdicts: "PPPNPNNNP"},
+	"unknown-i9-lived-in-gap": {verdicts: "PPPNPNNNU"},
+	"bad-i9-overwrite-in-gap": {verdicts: "PPPNPNNNF",
 		summary: map[string][]string{"I9": {"Job j-1's data in queue ai-default was overwritten", "when created at 10:00:00.151",
 			`{"jobId":"j-1","retry":2}`, "when the observer's scan read it after a keyspace gap at 10:00:00.700"}},
 		event: map[string]int64{"I9": 1}},
@@ -247,7 +248,9 @@ func TestLiveOwnerFinishingLateIsNotARecoveryFailure(t *testing.T) {
 	b := newBuilder("redis-latency").start(0, "d1")
 	b.produce(1, "j-1", history.KindValid, 50).claim(1, "d1", 100)
 	b.add("ai-default", "j-1", "j-1", 3900).publish(1, 4000)
-	require.Equal(t, Pass, CheckLeaseRecovery(b.finish(4100, 15000, true)).Verdict)
+	r := CheckLeaseRecovery(b.finish(4100, 15000, true))
+	require.Equal(t, NotExercised, r.Verdict, "a live owner's claim is not a dead owner's: %s", r.Reason)
+	require.Equal(t, "no dead owner's claim expired", r.Reason)
 }
 
 func TestMySQLOutageExemptsRecovery(t *testing.T) {
@@ -283,10 +286,12 @@ func TestBackoffSkippedWithoutTuning(t *testing.T) {
 	run := loadStored(t, "bad-i6-no-backoff")
 	run.Meta.Tuning.BackoffBase = 0
 	r := CheckBackoff(run)
-	require.Equal(t, Pass, r.Verdict)
-	require.Contains(t, r.Reason, "not checked")
+	require.Equal(t, NotExercised, r.Verdict)
+	require.Contains(t, r.Reason, "does not honour max attempts and backoff base")
 	run.Meta.Tuning.MaxAttempts = 0
-	require.Contains(t, CheckAttempts(run).Reason, "not checked")
+	r = CheckAttempts(run)
+	require.Equal(t, NotExercised, r.Verdict)
+	require.Contains(t, r.Reason, "does not honour max attempts")
 }
 
 func TestNoBackoffFindsBothBreaches(t *testing.T) {
@@ -385,14 +390,66 @@ func TestChecksDoNotChangeTheRun(t *testing.T) {
 
 func TestOverall(t *testing.T) {
 	r := func(v Verdict, waived string) Result { return Result{ID: "I1", Verdict: v, Waived: waived} }
-	require.Equal(t, Pass, Overall(nil))
+	require.Equal(t, Unknown, Overall(nil), "nothing checked is not a pass")
 	require.Equal(t, Pass, Overall([]Result{r(Pass, ""), r(Pass, "")}))
 	require.Equal(t, Unknown, Overall([]Result{r(Pass, ""), r(Unknown, "")}))
 	require.Equal(t, Fail, Overall([]Result{r(Unknown, ""), r(Fail, ""), r(Pass, "")}))
 	require.Equal(t, Pass, Overall([]Result{r(Pass, ""), r(Fail, "outage longer than the retry budget")}))
 	require.Equal(t, Unknown, Overall([]Result{r(Unknown, ""), r(Fail, "waived")}))
-	require.Equal(t, Pass, Overall([]Result{r(Unknown, "waived")}))
+	require.Equal(t, Unknown, Overall([]Result{r(Unknown, "waived")}), "nothing required was checked")
+	require.Equal(t, Pass, Overall([]Result{r(Pass, ""), r(Unknown, "waived")}))
 	require.Equal(t, Unknown, Overall([]Result{r("maybe", "")}))
+	require.Equal(t, Pass, Overall([]Result{r(Pass, ""), r(NotExercised, "")}), "not exercised fails nothing")
+	require.Equal(t, Fail, Overall([]Result{r(NotExercised, ""), r(Fail, "")}))
+}
+
+func TestFoldUnexercisedScenarioInvariantIsUnknown(t *testing.T) {
+	results := []Result{
+		{ID: "I4", Name: "poison fails fast", Verdict: Pass, Reason: "every poison event (3) failed"},
+		{ID: "I6", Name: "backoff respected", Verdict: NotExercised, Reason: "the run had no transient failure"},
+		{ID: "I7", Name: "bounded attempts", Verdict: NotExercised, Reason: "no event reached the maximum"},
+		{ID: "I8", Name: "lease recovery", Verdict: NotExercised, Reason: "no dead owner's claim expired"},
+	}
+	v, why := Fold(results, nil)
+	require.Equal(t, Pass, v, "no scenario claim: not exercised is shown, not folded")
+	require.Empty(t, why)
+
+	v, why = Fold(results, []string{"I4", "I6"})
+	require.Equal(t, Unknown, v)
+	require.Equal(t, "I6 backoff respected, which this scenario exists to exercise, had nothing to check: the run had no transient failure", why)
+
+	v, why = Fold(results, []string{"I6", "I8", "I9"})
+	require.Equal(t, Unknown, v)
+	require.Contains(t, why, "I6 backoff respected, which this scenario exists to exercise")
+	require.Contains(t, why, "; I8 lease recovery, which this scenario exists to exercise, had nothing to check: no dead owner's claim expired")
+	require.Contains(t, why, "; I9, which this scenario exists to exercise, has no result")
+	require.NotContains(t, why, "I7")
+
+	results[1].Waived = "backoff is not asserted here"
+	v, _ = Fold(results, []string{"I6"})
+	require.Equal(t, Pass, v, "a waived invariant does not count, exercised or not")
+
+	results = append(results, Result{ID: "I2", Name: "eventually published", Verdict: Fail})
+	v, why = Fold(results, []string{"I8"})
+	require.Equal(t, Fail, v, "a proven violation wins over anything unexercised")
+	require.Equal(t, "violated: I2 eventually published", why)
+
+	results[len(results)-1].Verdict = Unknown
+	results[len(results)-1].Reason = "the run did not quiesce"
+	_, why = Fold(results, []string{"I8"})
+	require.Equal(t, "I2 eventually published could not be decided: the run did not quiesce; I8 lease recovery, which this scenario exists to exercise, had nothing to check: no dead owner's claim expired", why)
+
+	v, why = Fold(nil, []string{"I1"})
+	require.Equal(t, Unknown, v)
+	require.Equal(t, "no invariant was checked", why)
+}
+
+func TestKnownInvariants(t *testing.T) {
+	for _, c := range All() {
+		require.True(t, Known(c.ID))
+	}
+	require.False(t, Known("I10"))
+	require.False(t, Known("i1"))
 }
 
 func TestWaivedKeepsItsVerdict(t *testing.T) {
@@ -425,10 +482,15 @@ func TestMalformedHistoryIsUnknownNotAPanic(t *testing.T) {
 	r := runOne(boom, history.Run{})
 	require.Equal(t, Unknown, r.Verdict)
 	require.Contains(t, r.Reason, "bad row")
-	// An empty run is checked without panicking.
-	for _, r := range Run(history.Run{}) {
-		require.NotEqual(t, Fail, r.Verdict, "%s: %s", r.ID, r.Reason)
+	// An empty run is checked without panicking, and nothing in it passes.
+	results := Run(history.Run{})
+	for _, r := range results {
+		require.Equal(t, NotExercised, r.Verdict, "%s: %s", r.ID, r.Reason)
+		require.NotEmpty(t, r.Reason, r.ID)
 	}
+	v, why := Fold(results, nil)
+	require.Equal(t, Unknown, v)
+	require.Equal(t, "no required invariant had anything to check", why)
 }
 
 func stepsText(steps []Step) string {

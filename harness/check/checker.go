@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
@@ -72,23 +73,80 @@ func runOne(c Checker, run history.Run) (r Result) {
 	return r
 }
 
-// Overall folds results into one verdict: fail if any non-waived result
-// fails, else unknown if any non-waived result is unknown, else pass.
+// Overall is Fold's verdict for a run whose scenario names no invariant it
+// exists to exercise.
 func Overall(results []Result) Verdict {
-	v := Pass
+	v, _ := Fold(results, nil)
+	return v
+}
+
+// Fold folds one run's results into its verdict and, unless it is a pass,
+// one line saying why. Waived results do not count. In order:
+//   - fail when any result fails;
+//   - unknown when any result is unknown (or carries a verdict this build
+//     does not know), when an invariant the scenario exists to exercise
+//     (exercises, history.Meta.Exercises) is not exercised or has no result,
+//     when no required result passed (every one had nothing to check), or
+//     when there is no result at all;
+//   - else pass. A not-exercised invariant the scenario does not name
+//     neither fails the run nor counts as a pass: the reports show it as
+//     its own state.
+func Fold(results []Result, exercises []string) (Verdict, string) {
+	if len(results) == 0 {
+		return Unknown, "no invariant was checked"
+	}
+	by := make(map[string]Result, len(results))
+	var failed, undecided []string
+	passed := 0
 	for _, r := range results {
+		by[r.ID] = r
 		if r.Waived != "" {
 			continue
 		}
 		switch r.Verdict {
 		case Fail:
-			return Fail
-		case Unknown:
-			v = Unknown
+			failed = append(failed, r.ID+" "+r.Name)
 		case Pass:
+			passed++
+		case NotExercised:
+		case Unknown:
+			undecided = append(undecided, fmt.Sprintf("%s %s could not be decided: %s", r.ID, r.Name, r.Reason))
 		default:
-			v = Unknown
+			undecided = append(undecided, fmt.Sprintf("%s %s has verdict %q, which this build does not know", r.ID, r.Name, r.Verdict))
 		}
 	}
-	return v
+	if len(failed) > 0 {
+		return Fail, "violated: " + strings.Join(failed, ", ")
+	}
+	undecided = append(undecided, unexercised(by, exercises)...)
+	if len(undecided) == 0 && passed == 0 {
+		undecided = append(undecided, "no required invariant had anything to check")
+	}
+	if len(undecided) > 0 {
+		return Unknown, strings.Join(undecided, "; ")
+	}
+	return Pass, ""
+}
+
+// unexercised tells, for each invariant the scenario exists to exercise,
+// why the run does not show it held: it had nothing to check, or no result.
+func unexercised(by map[string]Result, exercises []string) []string {
+	var out []string
+	for _, id := range exercises {
+		r, ok := by[id]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("%s, which this scenario exists to exercise, has no result", id))
+		case r.Waived != "":
+		case r.Verdict == NotExercised:
+			out = append(out, fmt.Sprintf("%s %s, which this scenario exists to exercise, had nothing to check: %s", r.ID, r.Name, r.Reason))
+		}
+	}
+	return out
+}
+
+// Known tells whether id names one of the invariants (I1..I9).
+func Known(id string) bool {
+	_, ok := names[id]
+	return ok
 }

@@ -1,5 +1,5 @@
 // Package check holds the invariant checkers: pure functions from a recorded
-// history.Run to a three-valued Result (pass, fail, unknown). They read nothing
+// history.Run to a Result (pass, fail, unknown, not exercised). They read nothing
 // but the run, so a stored run folder can be checked again at any time. Each
 // invariant's exact definition is the doc comment of its checker, one file per
 // invariant (i1_duplicates.go ... i9_untouched.go).
@@ -73,4 +73,31 @@
 // that was seen stays a fail even with gaps: a duplicate seen is a duplicate.
 // Each checker reports at most MaxViolations counterexamples, each with at most
 // MaxSteps steps; its Reason says how many there were in all.
+//
+// # Not exercised is not pass
+//
+// An invariant the run gave nothing to check is NotExercised, with the
+// reason, never a pass: I1 with no BullMQ job created, I2 with no valid event,
+// I3 with no event, I4 with no poison event, I5 with no claim, I6 with no
+// transient failure, I7 when no event reached the maximum attempts through
+// transient failures and no valid event ended failed, I8 with no dead owner's
+// expired claim judged, I9 with no job hash read, and I6 and I7 when the
+// adapter does not honour the tuning they rest on. A violation still makes a
+// fail and a gap still makes unknown: "nothing happened" is only said when
+// nothing could have been missed.
+//
+// Fold turns a run's results into its verdict: fail when a required (not
+// waived) result fails; unknown when one is unknown, when no required result
+// passed at all, or when an invariant the scenario exists to exercise
+// (history.Meta.Exercises, e.g. I6 and I7 for redis-outage) is not
+// exercised, with a reason naming it; else pass. A not-exercised invariant
+// the scenario does not name fails nothing and is shown as its own state.
+//
+// # Findings
+//
+// Findings (findings.go) groups the violations of the failed invariants that
+// share an event or a job into one finding per cause, so that one bug that
+// breaks I2, I3 and I7 on 17 events is told once, with a headline; the
+// grouping rules are its doc comment. A violation may name the rule of
+// contract.md it rests on (Violation.Rule); findings carry those rules.
 package check

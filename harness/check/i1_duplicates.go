@@ -26,6 +26,8 @@ import (
 //     stalled job after the restart, not a second job, and is not counted.
 //
 // Any of these proves a fail, gaps or not. With nothing proven the verdict is
+// not exercised when no creation was seen at all (and no gap says one may
+// have gone unseen), else
 // unknown when, for some queue, both the events stream and the keyspace
 // notifications had a gap (a creation may have gone unseen by both), or when
 // a creation could not be matched to any ai_jobs row.
@@ -41,6 +43,9 @@ func CheckDuplicates(run history.Run) Result {
 	if n := len(ix.creations.unmatched); n > 0 {
 		c := ix.creations.unmatched[0]
 		t.doubt("%d BullMQ job creations could not be matched to an ai_jobs row (the first: job %s in queue %s at %s)", n, c.BullID, c.Queue, clock(c.At))
+	}
+	if len(ix.creations.byJob) == 0 && len(ix.creations.unmatched) == 0 {
+		t.nothing("the run created no BullMQ job")
 	}
 	return t.result(count(len(ix.creations.byJob), "job", "jobs") + " seen in BullMQ, none created more than once")
 }

@@ -25,9 +25,10 @@ import (
 // failing for the owner) are not failures and owe no backoff, whatever
 // last_error says. A return with no backoff before the lease ended while
 // something failed for the owner may be a release or a retry without
-// backoff: unknown, with the reason, not a fail. Skipped (pass, with the reason) when
-// the tuning's max attempts or backoff base is zero: the adapter does not
-// honour them. A failure without a recorded available_at is unknown.
+// backoff: unknown, with the reason, not a fail. Not exercised (with the
+// reason) when the tuning's max attempts or backoff base is zero (the
+// adapter does not honour them), or when the run had no transient failure
+// and no gap. A failure without a recorded available_at is unknown.
 func CheckBackoff(run history.Run) Result {
 	tn := run.Meta.Tuning
 	if tn.MaxAttempts == 0 || tn.BackoffBase == 0 {
@@ -43,7 +44,7 @@ func CheckBackoff(run history.Run) Result {
 		t.doubt("the MySQL triggers had a gap at %s: a failure or an early claim may have gone unseen", clock(g.At))
 	}
 	if failures == 0 {
-		return t.result("no transient failures to check")
+		t.nothing("the run had no transient failure (processing -> pending with a new error) whose backoff could be checked")
 	}
 	return t.result(count(failures, "transient failure", "transient failures") + "; all backed off within bounds and none claimed early")
 }

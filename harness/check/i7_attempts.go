@@ -19,10 +19,13 @@ import (
 //     larger, since attempts count claims and a claim lost to a crash counts)
 //     reached M. Failing earlier treats a transient error as permanent.
 //
-// Skipped (pass, with the reason) when M is zero: the adapter does not
-// honour it. A gap in the triggers with nothing proven is unknown, and so is
-// an event whose returns the history cannot tell from retries (moveUnclear)
-// when, counted as retries, they would break the bound.
+// Not exercised (with the reason) when M is zero (the adapter does not
+// honour it), or when the bound was never put to the test: no event kept
+// failing up to it (ended failed after at least M-1 transient failures, or
+// had M), and no valid event ended failed. A gap in the triggers with
+// nothing proven is unknown, and so is an event whose returns the history
+// cannot tell from retries (moveUnclear) when, counted as retries, they
+// would break the bound.
 func CheckAttempts(run history.Run) Result {
 	limit := run.Meta.Tuning.MaxAttempts
 	if limit == 0 {
@@ -37,7 +40,33 @@ func CheckAttempts(run history.Run) Result {
 	if g, ok := ix.triggersGap(); ok {
 		t.doubt("the MySQL triggers had a gap at %s: a retry may have gone unseen", clock(g.At))
 	}
+	if reached, most := ix.boundReached(limit); !reached {
+		t.nothing(fmt.Sprintf("no event kept failing transiently up to the maximum of %d attempts (the most transient failures of one event was %d), and no valid event ended failed", limit, most))
+	}
 	return t.result(fmt.Sprintf("no event retried past %d attempts, and no valid event failed before them", limit))
+}
+
+// boundReached tells whether the run put the maximum to the test: some event
+// had limit transient failures, or ended failed after at least limit-1 of
+// them (its last attempt failed it), or a valid event ended failed. It also
+// returns the most transient failures any event had.
+func (ix *index) boundReached(limit int) (bool, int) {
+	most, reached := 0, false
+	for _, e := range ix.events {
+		n := 0
+		for _, m := range ix.moves[e.ID] {
+			if m == moveFailure {
+				n++
+			}
+		}
+		most = max(most, n)
+		row, ok := ix.finalOutbox[e.ID]
+		failed := ok && row.Status == history.StatusFailed
+		if n >= limit || (failed && n >= limit-1) || (failed && !isPoison(e.Kind)) {
+			reached = true
+		}
+	}
+	return reached, most
 }
 
 // checkRetries finds an event retried after its M-th transient failure.

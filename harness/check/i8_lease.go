@@ -40,7 +40,8 @@ import (
 // stayed able throughout is a live owner finishing late (I2 judges an event
 // that stays stuck). With no process events recorded, the deadline is L plus
 // the bound, and a claim that would fail is unknown; so is everything after
-// a gap in the triggers.
+// a gap in the triggers. With no dead owner's claim judged (none expired, or
+// every one exempt) it is not exercised.
 //
 // Measure. Every claim ended by a takeover or a recovery at or after its
 // lease end gives one takeover delay (the end's time minus L); Result.Takeover
@@ -61,8 +62,11 @@ func CheckLeaseRecovery(run history.Run) Result {
 	if g, ok := ix.triggersGap(); ok {
 		t.doubt("the MySQL triggers had a gap at %s: a takeover may have gone unseen", clock(g.At))
 	}
+	if n[recoveryJudged] == 0 {
+		t.nothing(recoveryReason(n))
+	}
 	r := t.result(recoveryReason(n))
-	r.Takeover = distribution(delays)
+	r.Takeover = NewDistribution(delays)
 	return r
 }
 

@@ -70,6 +70,9 @@ func CheckUntouched(run history.Run) Result {
 	if unread > 0 {
 		t.doubt("%d job hashes of the final scan had no earlier read to compare against", unread)
 	}
+	if len(last) == 0 && unread == 0 {
+		t.nothing("no BullMQ job hash was read in this run")
+	}
 	reason := count(len(last), "job hash", "job hashes") + " read, none with its data or opts changed"
 	switch len(windows) {
 	case 0:

@@ -2,6 +2,7 @@ package check
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -155,4 +156,27 @@ func TestReloadedJobIsNotASecondCreation(t *testing.T) {
 		DataJobID: "j-1", Data: `{"jobId":"j-1"}`, At: ms(5000)})
 	require.Equal(t, Pass, CheckDuplicates(run).Verdict)
 	require.Equal(t, Pass, CheckUntouched(run).Verdict)
+}
+
+// I7 is put to the test only by an event that kept failing up to the
+// maximum (5 attempts in the builder's tuning): one retry that then
+// succeeds proves nothing about the bound.
+func TestAttemptsExercisedOnlyAtTheBound(t *testing.T) {
+	b := newBuilder("redis-outage").start(0, "d1")
+	b.produce(1, "j-1", history.KindValid, 50).claim(1, "d1", 100).failTransient(1, 200, errRedis, 100*time.Millisecond)
+	b.claim(1, "d1", 400).add("ai-default", "j-1", "j-1", 450).publish(1, 500)
+	r := CheckAttempts(b.finish(600, 12000, true))
+	require.Equal(t, NotExercised, r.Verdict, r.Reason)
+	require.Contains(t, r.Reason, "the most transient failures of one event was 1")
+
+	b = newBuilder("redis-outage").start(0, "d1")
+	b.produce(1, "j-1", history.KindUnknownType, 50)
+	at := 100
+	for i := 0; i < 4; i++ {
+		b.claim(1, "d1", at).failTransient(1, at+10, errRedis, 100*time.Millisecond)
+		at += 200
+	}
+	b.claim(1, "d1", at).failPermanent(1, at+10, "gave up after 5 attempts")
+	r = CheckAttempts(b.finish(at+100, 12000, true))
+	require.Equal(t, Pass, r.Verdict, "4 transient failures, then failed at the 5th attempt: %s", r.Reason)
 }

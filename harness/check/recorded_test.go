@@ -23,9 +23,9 @@ import (
 //	                                 available_at = NOW(6)
 //	recorded-mutant-published-not-queued  crash-window, jobs never queued
 var recordedCases = map[string]string{
-	"recorded-reference-lease-expiry":      "PPPPPPPPP",
-	"recorded-mutant-no-backoff":           "PFPPPFPPP",
-	"recorded-mutant-published-not-queued": "PFFPPPPPP",
+	"recorded-reference-lease-expiry":      "PPPPPNNPP",
+	"recorded-mutant-no-backoff":           "PFPPPFPNP",
+	"recorded-mutant-published-not-queued": "PFFPPNNPP",
 }
 
 func TestRecordedRuns(t *testing.T) {

@@ -2,7 +2,9 @@ package check
 
 import "time"
 
-// Verdict is three-valued, as in porcupine: a checker that cannot tell says so.
+// Verdict is one invariant's answer on one run. As in porcupine, a checker
+// that cannot tell says so (unknown); and a checker that had nothing to check
+// says that too (not exercised), so that no pass rests on an empty history.
 type Verdict string
 
 // Verdicts.
@@ -10,6 +12,12 @@ const (
 	Pass    Verdict = "pass"
 	Fail    Verdict = "fail"
 	Unknown Verdict = "unknown"
+	// NotExercised is an invariant the run gave nothing to check: no poison
+	// event for I4, no transient failure for I6, no dead owner's expired
+	// claim for I8, tuning the adapter does not honour. It fails nothing and
+	// claims nothing; Fold makes the run unknown when the scenario exists to
+	// exercise that invariant (history.Meta.Exercises).
+	NotExercised Verdict = "not-exercised"
 )
 
 // Result is one invariant's verdict on one run.
@@ -17,11 +25,12 @@ type Result struct {
 	ID         string      `json:"id"`   // I1..I9
 	Name       string      `json:"name"` // "no duplicate job"
 	Verdict    Verdict     `json:"verdict"`
-	Reason     string      `json:"reason,omitempty"` // why unknown, or a one-line summary
+	Reason     string      `json:"reason,omitempty"` // why unknown or not exercised, or a one-line summary
 	Waived     string      `json:"waived,omitempty"` // set when the scenario does not require it
 	Violations []Violation `json:"violations,omitempty"`
-	// Takeover is I8's measure of every takeover delay (lease end to the
-	// write that took the claim over or recovered it); nil elsewhere.
+	// Takeover is I8's measurement of every takeover of a dead owner's
+	// expired claim: the delay from the lease end to the write that ended
+	// the claim. Nil when none was measured (and on other invariants).
 	Takeover *Distribution `json:"takeover,omitempty"`
 }
 
@@ -31,7 +40,12 @@ type Violation struct {
 	JobID     string   `json:"job_id,omitempty"`
 	Instances []string `json:"instances,omitempty"`
 	Summary   string   `json:"summary"` // one sentence a person understands
-	Steps     []Step   `json:"steps"`   // the transitions and faults that prove it, in time order
+	// Rule is the rule of contract.md the violation rests on, with its
+	// section ("contract §2 step 2: a job already past created is closed as
+	// published, with no second add"); empty when it rests on the
+	// invariant's definition alone.
+	Rule  string `json:"rule,omitempty"`
+	Steps []Step `json:"steps"` // the transitions and faults that prove it, in time order
 }
 
 // Step is one line of a counterexample.
@@ -39,4 +53,14 @@ type Step struct {
 	At     time.Time `json:"at"`
 	Source string    `json:"source"` // mysql, redis, consumer, fault, process
 	Text   string    `json:"text"`
+}
+
+// Distribution summarises measured delays (I8's takeover delays) in
+// seconds: how many, the median, the 99th percentile (both nearest rank) and
+// the largest. NewDistribution builds one.
+type Distribution struct {
+	Count int     `json:"count"`
+	P50   float64 `json:"p50_s"`
+	P99   float64 `json:"p99_s"`
+	Max   float64 `json:"max_s"`
 }

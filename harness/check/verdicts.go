@@ -5,14 +5,15 @@ import "fmt"
 // MaxViolations bounds the counterexamples one checker reports.
 const MaxViolations = 50
 
-// tally collects one checker's findings: violations (each proves a fail) and
-// doubts (each makes a pass unknown).
+// tally collects one checker's findings: violations (each proves a fail),
+// doubts (each makes a pass unknown), and whether anything was there to check.
 type tally struct {
 	id         string
 	one, many  string // nouns that count the violations: "job created twice", "jobs created twice"
 	violations []Violation
 	total      int
 	doubts     []string
+	idle       string // why the run gave nothing to check; "" when it did
 	seen       map[string]bool
 }
 
@@ -46,8 +47,15 @@ func (t *tally) doubt(format string, args ...any) {
 	t.doubts = append(t.doubts, fmt.Sprintf(format, args...))
 }
 
+// nothing records that the run gave this invariant nothing to check, and why
+// ("the run produced no poison events"). A violation or a doubt still wins:
+// a breach proven is a fail, and a breach that may have gone unseen (a gap)
+// is unknown, not "nothing happened".
+func (t *tally) nothing(reason string) { t.idle = reason }
+
 // result turns the tally into a Result: fail when anything was proven,
-// unknown when anything was in doubt, else pass with the pass reason.
+// unknown when anything was in doubt, not exercised when there was nothing
+// to check, else pass with the pass reason.
 func (t *tally) result(pass string) Result {
 	r := Result{ID: t.id, Name: nameOf(t.id)}
 	switch {
@@ -65,6 +73,9 @@ func (t *tally) result(pass string) Result {
 		if len(t.doubts) > 1 {
 			r.Reason += fmt.Sprintf(" (and %d more doubts)", len(t.doubts)-1)
 		}
+	case t.idle != "":
+		r.Verdict = NotExercised
+		r.Reason = t.idle
 	default:
 		r.Verdict = Pass
 		r.Reason = pass
@@ -72,9 +83,11 @@ func (t *tally) result(pass string) Result {
 	return r
 }
 
-// skipped is a pass for a check the run cannot exercise, with the reason.
+// skipped is the verdict of a check the run cannot exercise at all (the
+// tuning it rests on is not honoured, or the run has none of what it
+// judges): not exercised, with the reason. Never a pass.
 func skipped(id, reason string) Result {
-	return Result{ID: id, Name: nameOf(id), Verdict: Pass, Reason: "not checked: " + reason}
+	return Result{ID: id, Name: nameOf(id), Verdict: NotExercised, Reason: reason}
 }
 
 // count renders a number with its noun in the right number: "1 claim",

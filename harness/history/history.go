@@ -56,13 +56,17 @@ type Meta struct {
 	// Waived lists invariants the scenario does not require, with the reason
 	// (for example I2 when an outage longer than the retry budget is injected
 	// on purpose).
-	Waived      map[string]string `json:"waived,omitempty"`
-	Started     time.Time         `json:"started"`
-	Healed      time.Time         `json:"healed"`
-	Ended       time.Time         `json:"ended"`
-	Quiesced    bool              `json:"quiesced"` // drain reached quiet before its deadline
-	Consumer    bool              `json:"consumer"` // a consumer took jobs during the run
-	RemoveOnEnd bool              `json:"remove_on_complete,omitempty"`
+	Waived map[string]string `json:"waived,omitempty"`
+	// Exercises lists the invariants the scenario exists to exercise (for
+	// example I6 and I7 for an outage): when one of them had nothing to
+	// check, the run is unknown, not a pass.
+	Exercises   []string  `json:"exercises,omitempty"`
+	Started     time.Time `json:"started"`
+	Healed      time.Time `json:"healed"`
+	Ended       time.Time `json:"ended"`
+	Quiesced    bool      `json:"quiesced"` // drain reached quiet before its deadline
+	Consumer    bool      `json:"consumer"` // a consumer took jobs during the run
+	RemoveOnEnd bool      `json:"remove_on_complete,omitempty"`
 	// Conventions are what the adapter declares about the dispatcher's
 	// returns to pending, for what the history alone cannot tell.
 	Conventions Conventions `json:"conventions,omitzero"`

@@ -28,5 +28,9 @@
 //
 // # Exit codes
 //
-// 0 pass, 1 violation, 2 unknown, 3 harness error (see ExitCode).
+// 0 pass, 1 violation, 2 unknown, 3 harness error (see ExitCode); several
+// runs fold into the worst, a violation over an unknown (WorstExit). The
+// verdict is check.Fold of the results and the scenario's Exercises: a run
+// in which an invariant the scenario exists to exercise had nothing to check
+// is unknown, never a pass.
 package runner

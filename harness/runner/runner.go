@@ -43,21 +43,49 @@ type Options struct {
 type Outcome struct {
 	Dir     string
 	Verdict check.Verdict
+	Reason  string // why the verdict is not a pass (check.Fold); "" for a pass
 	Results []check.Result
 	Skipped string // non-empty when the scenario needed a missing capability
 }
 
-// ExitCode maps an outcome (or a harness error) onto the CLI's exit codes.
+// Exit codes of the CLI.
+const (
+	ExitPass         = 0
+	ExitFail         = 1
+	ExitUnknown      = 2
+	ExitHarnessError = 3
+)
+
+// ExitCode maps an outcome (or a harness error) onto the CLI's exit codes:
+// 0 pass, 1 fail, 2 anything else (unknown, no verdict, a verdict this build
+// does not know), 3 harness error.
 func ExitCode(o Outcome, err error) int {
 	switch {
 	case err != nil:
-		return 3
+		return ExitHarnessError
+	case o.Verdict == check.Pass:
+		return ExitPass
 	case o.Verdict == check.Fail:
-		return 1
-	case o.Verdict == check.Unknown, o.Verdict == "":
-		return 2
+		return ExitFail
 	}
-	return 0
+	return ExitUnknown
+}
+
+// WorstExit folds several runs' exit codes into one: a harness error over a
+// fail, a fail over an unknown, an unknown over a pass.
+func WorstExit(codes ...int) int {
+	rank := map[int]int{ExitPass: 0, ExitUnknown: 1, ExitFail: 2, ExitHarnessError: 3}
+	worst := ExitPass
+	for _, c := range codes {
+		r, ok := rank[c]
+		if !ok {
+			r, c = rank[ExitHarnessError], ExitHarnessError
+		}
+		if r > rank[worst] {
+			worst = c
+		}
+	}
+	return worst
 }
 
 func (o Options) validate() error {
@@ -122,11 +150,12 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 		return out, fmt.Errorf("%s check: %w", o.Scenario.Name, err)
 	}
 	out.Results = results
-	out.Verdict = check.Overall(results)
-	if len(results) == 0 {
-		out.Verdict = check.Unknown // nothing was checked: not a pass
+	out.Verdict, out.Reason = check.Fold(results, o.Scenario.Exercises)
+	if out.Reason != "" {
+		r.log("verdict %s: %s (%s)", strings.ToUpper(string(out.Verdict)), out.Reason, o.Out)
+	} else {
+		r.log("verdict %s (%s)", strings.ToUpper(string(out.Verdict)), o.Out)
 	}
-	r.log("verdict %s (%s)", strings.ToUpper(string(out.Verdict)), o.Out)
 	return out, nil
 }
 
@@ -249,7 +278,8 @@ func (r *run) startRecorder(ctx context.Context) error {
 	r.rec = history.NewRecorder(history.Meta{
 		Scenario: s.Name, Seed: r.o.Seed, Params: cloneMap(s.Params), Adapter: r.o.Adapter.Name(),
 		Environment: r.o.Env.Name(), Versions: versions, Command: r.o.Command, Prefix: r.prefix,
-		Queues: r.queues, Tuning: honoured(s.Tuning, r.o.Adapter.Capabilities()), Waived: s.Waived, Started: time.Now().UTC(),
+		Queues: r.queues, Tuning: honoured(s.Tuning, r.o.Adapter.Capabilities()), Waived: s.Waived,
+		Exercises: append([]string(nil), s.Exercises...), Started: time.Now().UTC(),
 		Consumer: s.Consumer, RemoveOnEnd: s.RemoveOnComplete, Conventions: conventionsOf(r.o.Adapter),
 	})
 	return nil

@@ -18,6 +18,18 @@ func TestExitCodes(t *testing.T) {
 	require.Equal(t, 2, ExitCode(Outcome{Verdict: check.Unknown}, nil))
 	require.Equal(t, 2, ExitCode(Outcome{}, nil), "a run that decided nothing is not a pass")
 	require.Equal(t, 3, ExitCode(Outcome{Verdict: check.Pass}, errTest))
+	require.Equal(t, 2, ExitCode(Outcome{Verdict: check.NotExercised}, nil), "a verdict that is not a pass is not exit 0")
+	require.Equal(t, 2, ExitCode(Outcome{Verdict: "maybe"}, nil))
+}
+
+func TestWorstExit(t *testing.T) {
+	require.Equal(t, 0, WorstExit())
+	require.Equal(t, 0, WorstExit(0, 0))
+	require.Equal(t, 2, WorstExit(0, 2, 0))
+	require.Equal(t, 1, WorstExit(1, 2), "a fail outranks an unknown that follows it")
+	require.Equal(t, 1, WorstExit(2, 1))
+	require.Equal(t, 3, WorstExit(1, 3, 2))
+	require.Equal(t, 3, WorstExit(0, 7), "an unknown code is a harness error")
 }
 
 var errTest = errors.New("boom")
@@ -48,6 +60,25 @@ func TestScenarioValidation(t *testing.T) {
 	err := bad.Validate()
 	require.ErrorContains(t, err, "lease must be > 0")
 	require.ErrorContains(t, err, "max attempts must be >= 1")
+
+	good := s
+	good.Exercises = []string{"I6", "I7"}
+	good.Waived = map[string]string{"I2": "the outage outlasts the retry budget"}
+	require.NoError(t, good.Validate())
+	for _, c := range []struct {
+		exercises []string
+		waived    map[string]string
+		want      string
+	}{
+		{[]string{"I10"}, nil, `exercises "I10": not an invariant id`},
+		{[]string{"I6", "I6"}, nil, "exercises I6 twice"},
+		{[]string{"I2"}, map[string]string{"I2": "too long an outage"}, "exercises I2 and waives it"},
+		{nil, map[string]string{"i2": "lower case"}, `waives "i2": not an invariant id`},
+	} {
+		bad = s
+		bad.Exercises, bad.Waived = c.exercises, c.waived
+		require.ErrorContains(t, bad.Validate(), c.want)
+	}
 }
 
 func TestDrainBudgetCoversLeaseAndBackoff(t *testing.T) {

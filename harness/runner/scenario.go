@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 )
@@ -42,6 +43,10 @@ type Scenario struct {
 	Needs              []Needs
 	// Waived names invariants this scenario does not require, with the reason.
 	Waived map[string]string
+	// Exercises names the invariants this scenario exists to exercise: the
+	// ones its faults are meant to put to the test. A run in which one of them
+	// had nothing to check (check.NotExercised) is unknown, never a pass.
+	Exercises []string
 	// Drain bounds the drain phase; zero picks a default from the tuning.
 	Drain time.Duration
 	// Schedule drives the faults during the load phase. It runs concurrently
@@ -67,7 +72,32 @@ func (s Scenario) Validate() error {
 	case s.Rate < 0:
 		return fmt.Errorf("scenario %s: rate %v: want >= 0", s.Name, s.Rate)
 	}
+	if err := s.validateExercises(); err != nil {
+		return err
+	}
 	return validateTuning(s.Name, s.Tuning)
+}
+
+// validateExercises: known invariant ids, each once, none also waived.
+func (s Scenario) validateExercises() error {
+	seen := map[string]bool{}
+	for _, id := range s.Exercises {
+		switch {
+		case !check.Known(id):
+			return fmt.Errorf("scenario %s: exercises %q: not an invariant id (I1..I9)", s.Name, id)
+		case seen[id]:
+			return fmt.Errorf("scenario %s: exercises %s twice", s.Name, id)
+		case s.Waived[id] != "":
+			return fmt.Errorf("scenario %s: exercises %s and waives it: a scenario cannot exist to test what it does not require", s.Name, id)
+		}
+		seen[id] = true
+	}
+	for id := range s.Waived {
+		if !check.Known(id) {
+			return fmt.Errorf("scenario %s: waives %q: not an invariant id (I1..I9)", s.Name, id)
+		}
+	}
+	return nil
 }
 
 func validateTuning(name string, t history.Tuning) error {
