@@ -271,7 +271,7 @@ func TestTakeoverDistribution(t *testing.T) {
 	require.Equal(t, &Distribution{Count: 3, P50: 0.2, P99: 0.9, Max: 0.9}, r.Takeover)
 
 	require.Nil(t, CheckLeaseRecovery(loadStored(t, "good-clean")).Takeover, "nothing taken over, nothing measured")
-	}
+}
 
 // A 20-digit id passes BullMQ's own parseInt check; the contract's rule
 // (no id of only digits, of any length) is stated in the violation.
