@@ -36,8 +36,8 @@ type Dispatcher struct {
 	closeMu  sync.Mutex
 
 	health      *health
-	redisB      *breaker // is Redis answering (doc.go, "Dependency health")
-	mysqlB      *breaker // is MySQL answering
+	redisB      *breaker     // is Redis answering (doc.go, "Dependency health")
+	mysqlB      *breaker     // is MySQL answering
 	metricsAddr atomic.Value // string: where the metrics server listens
 	lastRecover time.Time    // loop-local: when RecoverExpired last ran
 	lastGauge   time.Time    // loop-local: when the backlog gauge was last refreshed
