@@ -32,9 +32,15 @@ test: node-deps lint
 chaos: build
 	./bin/outboxchaos chaos --adapter $(ADAPTER) --out $(RUNS)/chaos-$(STAMP) $(if $(SHARD),--shard $(SHARD)) $(if $(SEED),--seed $(SEED))
 
-# The catalog five times with different seeds, then many generated schedules.
+# The long outages (scenarios.Long(), outside the default catalog): Redis and
+# MySQL away for 30 s and 2 min, with the dispatcher's default tuning.
+LONG_SCENARIOS := redis-outage-30s redis-outage-2m mysql-outage-30s mysql-outage-2m
+
+# The catalog five times with different seeds, the long outages, then many
+# generated schedules.
 chaos-long: build
 	for i in 1 2 3 4 5; do ./bin/outboxchaos chaos --adapter $(ADAPTER) --seed $$i$$(date +%s) --out $(RUNS)/chaos-long-$(STAMP)-$$i || exit $$?; done
+	for s in $(LONG_SCENARIOS); do ./bin/outboxchaos run --scenario $$s --adapter $(ADAPTER) --out $(RUNS)/chaos-long-$(STAMP)-long/$$s || exit $$?; done
 	OUTBOXCHAOS_PROPERTY_CHECKS=50 $(GO) test -count=1 -timeout 60m -v -run TestPropertyReferenceKeepsEveryInvariant ./scenarios
 
 bench: build

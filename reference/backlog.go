@@ -15,7 +15,9 @@ func (d *Dispatcher) maybeRefreshGauge(ctx context.Context) {
 		return
 	}
 	d.lastGauge = time.Now()
-	if err := d.RefreshBacklog(ctx); err != nil {
+	err := d.RefreshBacklog(ctx)
+	heard(ctx, d.mysqlB, err)
+	if err != nil {
 		d.log.Warn("backlog gauge refresh failed", "error", err.Error())
 	}
 }

@@ -20,14 +20,19 @@ type jobRow struct {
 
 // classify decides what to do with each event of b (contract step 2): a
 // permanent failure, a close with no add (the job is already past created),
-// or an add. It loads the batch's jobs with one query; if that fails, every
-// event is a transient failure.
+// or an add. It loads the batch's jobs with one query; if MySQL answers
+// that with an error, every event is a transient failure; if it answers
+// nothing, every event is given back (no attempt spent).
 func (d *Dispatcher) classify(ctx context.Context, b *Batch) []fate {
 	fates := make([]fate, len(b.Events))
 	jobs, err := d.loadJobs(ctx, b)
 	if err != nil {
+		outage := heard(ctx, d.mysqlB, err)
 		for i := range fates {
 			fates[i] = retry(err)
+			if outage {
+				fates[i] = giveBack(err)
+			}
 		}
 		return fates
 	}

@@ -21,8 +21,7 @@ func TestInjectedClockDrivesTheSQL(t *testing.T) {
 
 	clock := &manualClock{now: dbNow.Add(-time.Hour).Truncate(time.Microsecond)}
 	cfg := e.config("d1")
-	cfg.RedisURL = blackholeRedis(t)
-	cfg.PublishTimeout = 200 * time.Millisecond
+	e.breakQueue(queueA) // an error reply for the event's queue: a transient failure with backoff
 	d := e.dispatcher(cfg, reference.WithClock(clock.Now))
 
 	n, err := d.Poll(ctx)

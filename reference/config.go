@@ -37,13 +37,13 @@ type Config struct {
 	BullPrefix      string        // OUTBOX_BULL_PREFIX, default "bull"
 	PollInterval    time.Duration // OUTBOX_POLL_INTERVAL, default 100ms
 	BatchSize       int           // OUTBOX_BATCH_SIZE, default 100, 1..10000
-	Lease           time.Duration // OUTBOX_LEASE, default 30s, >= 2 x PublishTimeout
+	Lease           time.Duration // OUTBOX_LEASE, default max(30s, 2 x PublishTimeout), >= 2 x PublishTimeout
 	MaxAttempts     int           // OUTBOX_MAX_ATTEMPTS, default 10, 1..1000
-	BackoffBase     time.Duration // OUTBOX_BACKOFF_BASE, default 1s
-	BackoffMax      time.Duration // OUTBOX_BACKOFF_MAX, default 5m, >= BackoffBase
-	PublishTimeout  time.Duration // OUTBOX_PUBLISH_TIMEOUT, default 5s
+	BackoffBase     time.Duration // OUTBOX_BACKOFF_BASE, default min(1s, BackoffMax)
+	BackoffMax      time.Duration // OUTBOX_BACKOFF_MAX, default max(5m, BackoffBase), >= BackoffBase
+	PublishTimeout  time.Duration // OUTBOX_PUBLISH_TIMEOUT, default min(5s, Lease/2)
 	DedupeHorizon   time.Duration // OUTBOX_DEDUPE_HORIZON, default 168h
-	ShutdownTimeout time.Duration // OUTBOX_SHUTDOWN_TIMEOUT, default 10s
+	ShutdownTimeout time.Duration // OUTBOX_SHUTDOWN_TIMEOUT, default max(10s, 2 x PublishTimeout)
 	RecoveryMargin  time.Duration // OUTBOX_RECOVERY_MARGIN, default min(Lease/10, 1s), < Lease
 	MetricsAddr     string        // OUTBOX_METRICS_ADDR, host:port, "" = no HTTP server
 	Failpoints      string        // OUTBOX_FAILPOINTS, see package failpoint; "" = off
@@ -69,28 +69,53 @@ const (
 )
 
 // DefaultConfig returns the defaults; MySQLDSN, RedisURL and Queues have none.
-// RecoveryMargin is left 0 and derived from Lease by WithDerived.
+// The values whose defaults depend on another value (Lease, PublishTimeout,
+// BackoffBase, BackoffMax, ShutdownTimeout, RecoveryMargin) are left 0,
+// meaning "unset": WithDerived fills them so that they fit the values that
+// are set.
 func DefaultConfig() Config {
 	return Config{
-		InstanceID:      defaultInstanceID(),
-		BullPrefix:      DefaultBullPrefix,
-		PollInterval:    DefaultPollInterval,
-		BatchSize:       DefaultBatchSize,
-		Lease:           DefaultLease,
-		MaxAttempts:     DefaultMaxAttempts,
-		BackoffBase:     DefaultBackoffBase,
-		BackoffMax:      DefaultBackoffMax,
-		PublishTimeout:  DefaultPublishTimeout,
-		DedupeHorizon:   DefaultDedupeHorizon,
-		ShutdownTimeout: DefaultShutdownTimeout,
-		FailpointSeed:   DefaultFailpointSeed,
-		LogLevel:        slog.LevelInfo,
+		InstanceID:    defaultInstanceID(),
+		BullPrefix:    DefaultBullPrefix,
+		PollInterval:  DefaultPollInterval,
+		BatchSize:     DefaultBatchSize,
+		MaxAttempts:   DefaultMaxAttempts,
+		DedupeHorizon: DefaultDedupeHorizon,
+		FailpointSeed: DefaultFailpointSeed,
+		LogLevel:      slog.LevelInfo,
 	}
 }
 
-// WithDerived fills values derived from others when they are unset: a zero
-// RecoveryMargin becomes min(Lease/10, 1s).
+// WithDerived fills every unset (zero) value whose default depends on
+// another value, so that a default always gives way to what the user set:
+//
+//	Lease           max(30s, 2 x PublishTimeout, 2 x RecoveryMargin), when those are set
+//	PublishTimeout  min(5s, Lease/2)
+//	BackoffBase     min(1s, BackoffMax)
+//	BackoffMax      max(5m, BackoffBase)
+//	ShutdownTimeout max(10s, 2 x PublishTimeout)
+//	RecoveryMargin  min(Lease/10, 1s)
+//
+// Only two explicit values can then break a relation Validate checks.
 func (c Config) WithDerived() Config {
+	if c.Lease == 0 {
+		c.Lease = max(DefaultLease, 2*c.PublishTimeout, 2*c.RecoveryMargin)
+	}
+	if c.PublishTimeout == 0 {
+		c.PublishTimeout = min(DefaultPublishTimeout, c.Lease/2)
+	}
+	if c.BackoffBase == 0 {
+		c.BackoffBase = DefaultBackoffBase
+		if c.BackoffMax > 0 {
+			c.BackoffBase = min(c.BackoffBase, c.BackoffMax)
+		}
+	}
+	if c.BackoffMax == 0 {
+		c.BackoffMax = max(DefaultBackoffMax, c.BackoffBase)
+	}
+	if c.ShutdownTimeout == 0 {
+		c.ShutdownTimeout = max(DefaultShutdownTimeout, 2*c.PublishTimeout)
+	}
 	if c.RecoveryMargin == 0 && c.Lease > 0 {
 		c.RecoveryMargin = min(c.Lease/10, maxDefaultMargin)
 	}
@@ -218,15 +243,21 @@ func (c Config) validateCounts() error {
 	return nil
 }
 
+// validateRelations checks the values that depend on each other. After
+// WithDerived a relation can only break between two explicit values, so
+// each message names both variables and the ways out.
 func (c Config) validateRelations() error {
 	if c.BackoffMax < c.BackoffBase {
-		return bad(envBackoffMax, c.BackoffMax.String(), "must not be shorter than %s=%s", envBackoffBase, c.BackoffBase)
+		return bad(envBackoffMax, c.BackoffMax.String(), "conflicts with %s=%s: the backoff cap must not be shorter than its base; raise %s to %s or more, lower %s, or leave one unset to follow the other",
+			envBackoffBase, c.BackoffBase, envBackoffMax, c.BackoffBase, envBackoffBase)
 	}
 	if c.Lease < 2*c.PublishTimeout {
-		return bad(envLease, c.Lease.String(), "must be at least twice %s=%s, so a claim outlives a slow add", envPublishTimeout, c.PublishTimeout)
+		return bad(envLease, c.Lease.String(), "conflicts with %s=%s: the lease must be at least twice the publish timeout, so a claim outlives a slow add; raise %s to %s or more, lower %s to %s or less, or leave one unset to follow the other",
+			envPublishTimeout, c.PublishTimeout, envLease, 2*c.PublishTimeout, envPublishTimeout, c.Lease/2)
 	}
 	if c.RecoveryMargin >= c.Lease {
-		return bad(envRecoveryMargin, c.RecoveryMargin.String(), "must be shorter than %s=%s", envLease, c.Lease)
+		return bad(envRecoveryMargin, c.RecoveryMargin.String(), "conflicts with %s=%s: the recovery margin must be shorter than the lease; lower %s, raise %s, or leave one unset to follow the other",
+			envLease, c.Lease, envRecoveryMargin, envLease)
 	}
 	return nil
 }

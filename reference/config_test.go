@@ -76,6 +76,61 @@ func TestConfigReadsEveryVariable(t *testing.T) {
 	require.Equal(t, 50*time.Millisecond, c.RecoveryMargin, "an explicit margin wins")
 }
 
+// TestDefaultsFollowTheValuesSet: a default tied to another value gives way
+// to the value the user set; the contract's example OUTBOX_LEASE=2s alone
+// starts.
+func TestDefaultsFollowTheValuesSet(t *testing.T) {
+	cases := []struct {
+		name  string
+		env   []string
+		check func(t *testing.T, c reference.Config)
+	}{
+		{"a short lease pulls the publish timeout down", []string{"OUTBOX_LEASE=2s"}, func(t *testing.T, c reference.Config) {
+			require.Equal(t, 2*time.Second, c.Lease)
+			require.Equal(t, time.Second, c.PublishTimeout, "lease/2")
+			require.Equal(t, 200*time.Millisecond, c.RecoveryMargin, "lease/10")
+			require.Equal(t, 10*time.Second, c.ShutdownTimeout)
+		}},
+		{"a long publish timeout pushes the lease and the shutdown out", []string{"OUTBOX_PUBLISH_TIMEOUT=20s"}, func(t *testing.T, c reference.Config) {
+			require.Equal(t, 40*time.Second, c.Lease, "2 x publish timeout")
+			require.Equal(t, 40*time.Second, c.ShutdownTimeout, "2 x publish timeout")
+			require.Equal(t, time.Second, c.RecoveryMargin)
+		}},
+		{"a long recovery margin pushes the lease out", []string{"OUTBOX_RECOVERY_MARGIN=20s"}, func(t *testing.T, c reference.Config) {
+			require.Equal(t, 40*time.Second, c.Lease)
+			require.Equal(t, 5*time.Second, c.PublishTimeout)
+		}},
+		{"a small backoff cap pulls the base down", []string{"OUTBOX_BACKOFF_MAX=300ms"}, func(t *testing.T, c reference.Config) {
+			require.Equal(t, 300*time.Millisecond, c.BackoffBase)
+			require.Equal(t, 300*time.Millisecond, c.BackoffMax)
+		}},
+		{"a large backoff base pushes the cap out", []string{"OUTBOX_BACKOFF_BASE=10m"}, func(t *testing.T, c reference.Config) {
+			require.Equal(t, 10*time.Minute, c.BackoffBase)
+			require.Equal(t, 10*time.Minute, c.BackoffMax)
+		}},
+		{"explicit values that fit are kept", []string{"OUTBOX_LEASE=3s", "OUTBOX_PUBLISH_TIMEOUT=1500ms", "OUTBOX_SHUTDOWN_TIMEOUT=1s"}, func(t *testing.T, c reference.Config) {
+			require.Equal(t, 3*time.Second, c.Lease)
+			require.Equal(t, 1500*time.Millisecond, c.PublishTimeout)
+			require.Equal(t, time.Second, c.ShutdownTimeout)
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := reference.ConfigFromEnv(environ(tc.env...))
+			require.NoError(t, err)
+			tc.check(t, c)
+			d, err := reference.New(c)
+			require.NoError(t, err, "New accepts the derived config")
+			require.NoError(t, d.Close())
+		})
+	}
+	c := reference.DefaultConfig()
+	c.MySQLDSN, c.RedisURL, c.Queues = "root@tcp(127.0.0.1:1)/x", "redis://127.0.0.1:1/0", []string{"q"}
+	c.Lease = 2 * time.Second
+	require.Equal(t, time.Second, c.WithDerived().PublishTimeout, "a Config built in Go derives the same way")
+	require.NoError(t, c.WithDerived().Validate())
+}
+
 func TestConfigErrorsNameTheVariable(t *testing.T) {
 	cases := []struct {
 		env  []string
@@ -92,9 +147,9 @@ func TestConfigErrorsNameTheVariable(t *testing.T) {
 		{environ("OUTBOX_BATCH_SIZE=10001"), `config: OUTBOX_BATCH_SIZE="10001": must be between 1 and 10000`},
 		{environ("OUTBOX_BATCH_SIZE=ten"), `config: OUTBOX_BATCH_SIZE="ten": not a whole number (e.g. 100)`},
 		{environ("OUTBOX_MAX_ATTEMPTS=0"), `config: OUTBOX_MAX_ATTEMPTS="0": must be between 1 and 1000`},
-		{environ("OUTBOX_BACKOFF_BASE=2s", "OUTBOX_BACKOFF_MAX=1s"), `config: OUTBOX_BACKOFF_MAX="1s": must not be shorter than OUTBOX_BACKOFF_BASE=2s`},
-		{environ("OUTBOX_LEASE=1s", "OUTBOX_PUBLISH_TIMEOUT=1s"), `config: OUTBOX_LEASE="1s": must be at least twice OUTBOX_PUBLISH_TIMEOUT=1s, so a claim outlives a slow add`},
-		{environ("OUTBOX_LEASE=2s", "OUTBOX_PUBLISH_TIMEOUT=1s", "OUTBOX_RECOVERY_MARGIN=2s"), `config: OUTBOX_RECOVERY_MARGIN="2s": must be shorter than OUTBOX_LEASE=2s`},
+		{environ("OUTBOX_BACKOFF_BASE=2s", "OUTBOX_BACKOFF_MAX=1s"), `config: OUTBOX_BACKOFF_MAX="1s": conflicts with OUTBOX_BACKOFF_BASE=2s: the backoff cap must not be shorter than its base; raise OUTBOX_BACKOFF_MAX to 2s or more, lower OUTBOX_BACKOFF_BASE, or leave one unset to follow the other`},
+		{environ("OUTBOX_LEASE=1s", "OUTBOX_PUBLISH_TIMEOUT=1s"), `config: OUTBOX_LEASE="1s": conflicts with OUTBOX_PUBLISH_TIMEOUT=1s: the lease must be at least twice the publish timeout, so a claim outlives a slow add; raise OUTBOX_LEASE to 2s or more, lower OUTBOX_PUBLISH_TIMEOUT to 500ms or less, or leave one unset to follow the other`},
+		{environ("OUTBOX_LEASE=2s", "OUTBOX_PUBLISH_TIMEOUT=1s", "OUTBOX_RECOVERY_MARGIN=2s"), `config: OUTBOX_RECOVERY_MARGIN="2s": conflicts with OUTBOX_LEASE=2s: the recovery margin must be shorter than the lease`},
 		{environ("OUTBOX_QUEUES=a,,b"), `config: OUTBOX_QUEUES="a,,b": has an empty queue name; remove the extra comma`},
 		{environ("OUTBOX_QUEUES=a,b:c"), `config: OUTBOX_QUEUES="a,b:c": queue name "b:c" must not contain ':' or whitespace`},
 		{environ("OUTBOX_QUEUES=a,a"), `config: OUTBOX_QUEUES="a,a": queue name "a" is listed twice`},

@@ -36,6 +36,8 @@ type Dispatcher struct {
 	closeMu  sync.Mutex
 
 	health      *health
+	redisB      *breaker     // is Redis answering (doc.go, "Dependency health")
+	mysqlB      *breaker     // is MySQL answering
 	metricsAddr atomic.Value // string: where the metrics server listens
 	lastRecover time.Time    // loop-local: when RecoverExpired last ran
 	lastGauge   time.Time    // loop-local: when the backlog gauge was last refreshed
@@ -125,7 +127,10 @@ func (d *Dispatcher) fillDefaults() error {
 	}
 	d.producer = p
 	d.metrics = newMetrics()
-	d.health = &health{window: max(10*d.cfg.PollInterval, d.cfg.Lease), nowLocal: d.local}
+	d.redisB = newBreaker(depRedis, d.cfg.PollInterval, d.metrics, d.log, d.local)
+	d.mysqlB = newBreaker(depMySQL, d.cfg.PollInterval, d.metrics, d.log, d.local)
+	d.health = &health{window: max(10*d.cfg.PollInterval, d.cfg.Lease), nowLocal: d.local,
+		breakers: []*breaker{d.mysqlB, d.redisB}}
 	return nil
 }
 

@@ -19,11 +19,13 @@
 //	   │  └── retry: transient failure, attempts < max ───────┘  │  │
 //	   │      (fenced; last_error = "attempt n of m: ...",       │  │
 //	   │       available_at = now + backoff)                     │  │
-//	   └───── recover (lease expired by a margin) or release ────┘  │
-//	          (lock cleared; last_error, available_at untouched)    │
+//	   └───── recover (lease expired by a margin), release, ─────┘  │
+//	          or give back (a dependency answered nothing;          │
+//	          attempt returned); lock cleared, last_error and       │
+//	          available_at untouched                                │
 //	                                                                │
 //	published ◄── finalize: added / duplicate / deduped / already ──┤
-//	              dispatched (fenced; job created -> queued)        │
+//	              dispatched / found (fenced; job created -> queued)│
 //	failed    ◄── finalize: permanent reason, or transient at max ──┘
 //
 // published and failed are final: no statement of the dispatcher has a guard
@@ -80,14 +82,17 @@
 // locked_until. Only if more than OUTBOX_PUBLISH_TIMEOUT is left is the batch
 // added; otherwise (a pause, a slow claim) it is released untouched and
 // someone claims it again. Config requires the lease to be at least twice
-// the publish timeout. The add is ONE Producer.Add call for the batch (one
+// the publish timeout (an unset one follows the other, see Configuration). The add is ONE Producer.Add call for the batch (one
 // pipelined round trip), bounded by OUTBOX_PUBLISH_TIMEOUT. Each job has
 // jobId = ai_jobs.id and data {"jobId":"<id>"}. Added, Duplicate (the job
 // hash exists) and Deduped (the hash is gone but the dedupe record is within
 // OUTBOX_DEDUPE_HORIZON) all mean "BullMQ has had this job": the event is
-// published. A whole-call error (timeout, connection lost) means the outcome
-// is unknown: every event of the call is a transient failure, and the retry
-// re-adds, which is a no-op for the jobs that did land.
+// published. A Redis error reply about one job (e.g. WRONGTYPE from one
+// queue's keys) is that event's transient failure. A whole-call failure
+// with no answer (timeout, connection refused or lost, a lost reply) means
+// the outcome is unknown and the failure is not the events': they are given
+// back and the Redis breaker opens (see "Dependency health"); the next add
+// is a no-op for the jobs that did land.
 //
 // # Finalize
 //
@@ -119,8 +124,10 @@
 //
 // # Transient failures and backoff
 //
-// A Redis error, timeout or unknown outcome, and a MySQL error while
-// validating, make the event a transient failure: back to pending in the
+// An error reply about the event (a Redis error reply for its add, a MySQL
+// error reply while validating or finalizing) makes the event a transient
+// failure; no answer does not (see "Dependency health"). A transient
+// failure goes back to pending in the
 // finalize, with last_error = "attempt <n> of <max>: <error>" (cut to 1024
 // characters; the attempt number makes consecutive errors differ, which is
 // how a history tells a transient failure from a recovery) and available_at
@@ -129,11 +136,75 @@
 // [ceiling/2, ceiling], so delays never shrink until the cap (the lower bound
 // of attempt n+1 is the upper bound of attempt n). When attempts has reached
 // OUTBOX_MAX_ATTEMPTS the event is failed instead, with last_error
-// "max_attempts: attempt <n> of <max>: <error>". If the finalize itself fails
-// (a MySQL error, an unknown COMMIT outcome), the whole batch is written as
+// "max_attempts: attempt <n> of <max>: <error>", but only after the look
+// described in "Before failing at max attempts". If MySQL answers the
+// finalize itself with an error reply, the whole batch is written as
 // transient failures in a fresh fenced transaction; if a COMMIT did land,
-// that write matches nothing and undoes nothing. If MySQL is down both fail,
-// and the rows return through lease recovery.
+// that write matches nothing and undoes nothing. If MySQL answers nothing
+// (down, or an unknown COMMIT outcome), nothing more is written: the MySQL
+// breaker opens and the rows return through lease recovery.
+//
+// # Dependency health
+//
+// Each dependency (Redis, MySQL) has a breaker. The dispatcher tells "the
+// dependency answered nothing" from "it answered with an error about this
+// event" (answeredNothing): connection refused or reset, i/o timeout, a
+// deadline that ran out on the command, EOF, a lost reply, a closed or
+// exhausted pool, and the server-wide replies LOADING, MASTERDOWN, BUSY,
+// CLUSTERDOWN, TRYAGAIN, READONLY (Redis) or 1040, 1053, 1927, 4031 (MySQL)
+// are no answer; any other error reply is an answer. An event's attempts
+// are spent only on answers about it.
+//
+//	          no answer                  probe answered
+//	closed ──────────────► open ────────────────────► half-open
+//	  ▲                    ▲ │ ▲                          │   │
+//	  │                    │ └─┘ probe: no answer,        │   │
+//	  │                    │     wait doubles (capped)    │   │
+//	  │                    └──────── no answer ───────────┘   │
+//	  └────────── an answer (a reply, even an error) ─────────┘
+//
+// In each state:
+//
+//   - closed: work as usual. The hot path checks the state with one atomic
+//     load and adds no round trip.
+//   - open: the loop claims nothing (while MySQL is open it also skips
+//     lease recovery and the gauge). The first probe comes max(100ms, poll
+//     interval) after opening; each probe that gets no answer doubles the
+//     wait, up to max(5s, poll interval); a probe is a Redis PING or a
+//     MySQL ping, bounded by OUTBOX_PUBLISH_TIMEOUT. Held events: when
+//     Redis answered nothing, the batch in flight is finalized with those
+//     events GIVEN BACK: pending at once, lock cleared, last_error and
+//     available_at untouched, and attempts - 1, so the claim spends no
+//     attempt; its other events (poison, already dispatched) are finalized
+//     as usual. When MySQL answered nothing the dispatcher cannot write a
+//     give-back: what it holds stays processing until its lease runs out,
+//     and lease recovery (by any instance, once MySQL answers) returns it,
+//     keeping the claim in attempts (at most one attempt per outage, for
+//     the batch in flight).
+//   - half-open: a probe was answered; claims resume. The next answer from
+//     the dependency closes the breaker; no answer reopens it and the probe
+//     wait keeps doubling from where it was.
+//
+// /healthz answers 503 while a breaker is open, with its reason and since
+// when; /metrics has outbox_dependency_breaker_state{dependency} (0
+// closed, 1 half-open, 2 open), outbox_dependency_open_seconds_total
+// {dependency}, outbox_dependency_probes_total{dependency,result}
+// (answered, no_answer) and outbox_given_back_total.
+//
+// # Before failing at max attempts
+//
+// An event can reach its last attempt after an add whose outcome was
+// unknown (an earlier attempt's reply was lost), so its job may exist.
+// Before a transient failure fails a valid event at max attempts, the
+// dispatcher looks in Redis, in one pipelined round trip for the whole
+// batch, for the job hash or its dedupe record (which outlives
+// removeOnComplete) in the job's queue, or in every allowed queue when the
+// failure came before the queue was known. Found: the event is published
+// (how = found) and its job queued. Redis answered nothing: nothing is
+// decided, the event is given back with its last attempt unspent, and the
+// breaker opens. Any other error leaves the event failing, with the error
+// appended to last_error. Batches with no event at its last attempt do no
+// lookup.
 //
 // # Lease recovery
 //
@@ -202,9 +273,10 @@
 //     recovers and re-claims; the paused one either fails its local lease
 //     check before the add, or adds (a no-op: Duplicate) and is fenced out at
 //     the finalize. Only the current token's owner ever writes a finalize.
-//   - a lost reply on the Redis add: outcome unknown, transient failure, the
-//     retry is a no-op add. A lost reply on the finalize COMMIT: the retry
-//     write is fenced and matches nothing if the COMMIT landed.
+//   - a lost reply on the Redis add: outcome unknown, no answer: the events
+//     are given back and the next add is a no-op. A lost reply on the
+//     finalize COMMIT: no answer, nothing more is written; lease recovery
+//     returns the rows if the COMMIT did not land.
 //
 // # What the dedupe horizon closes
 //
@@ -231,13 +303,18 @@
 // ConfigFromEnv reads OUTBOX_MYSQL_DSN, OUTBOX_REDIS_URL, OUTBOX_QUEUES
 // (required), OUTBOX_INSTANCE_ID (default <hostname>-<pid>),
 // OUTBOX_BULL_PREFIX (bull), OUTBOX_POLL_INTERVAL (100ms),
-// OUTBOX_BATCH_SIZE (100, at most 10000), OUTBOX_LEASE (30s),
-// OUTBOX_MAX_ATTEMPTS (10), OUTBOX_BACKOFF_BASE (1s), OUTBOX_BACKOFF_MAX
-// (5m), OUTBOX_PUBLISH_TIMEOUT (5s), OUTBOX_DEDUPE_HORIZON (168h),
-// OUTBOX_SHUTDOWN_TIMEOUT (10s), OUTBOX_RECOVERY_MARGIN (min(lease/10, 1s)),
+// OUTBOX_BATCH_SIZE (100, at most 10000), OUTBOX_LEASE (max(30s, 2 x publish
+// timeout, 2 x recovery margin)), OUTBOX_MAX_ATTEMPTS (10),
+// OUTBOX_BACKOFF_BASE (min(1s, backoff max)), OUTBOX_BACKOFF_MAX (max(5m,
+// backoff base)), OUTBOX_PUBLISH_TIMEOUT (min(5s, lease/2)),
+// OUTBOX_DEDUPE_HORIZON (168h), OUTBOX_SHUTDOWN_TIMEOUT (max(10s, 2 x
+// publish timeout)), OUTBOX_RECOVERY_MARGIN (min(lease/10, 1s)),
 // OUTBOX_METRICS_ADDR (off), OUTBOX_FAILPOINTS (off), OUTBOX_FAILPOINT_SEED
 // (1), OUTBOX_LOG_LEVEL (info) and accepts OUTBOX_MYSQL_URL (ignored: it is
-// for dispatchers in other languages). Every value is validated; any other
+// for dispatchers in other languages). A default tied to another value
+// follows the value set (Config.WithDerived): OUTBOX_LEASE=2s alone gives a
+// 1s publish timeout and a 200ms margin. Only two explicit values that
+// conflict are an error, naming both and the fix. Every value is validated; any other
 // OUTBOX_ variable is an error naming the closest known one. MySQL and Redis
 // operations are bounded: each MySQL statement or transaction by the lease,
 // each add by the publish timeout.
@@ -247,10 +324,13 @@
 // With OUTBOX_METRICS_ADDR set, /metrics serves outbox_claimed_total,
 // outbox_published_total{how}, outbox_failed_total{reason},
 // outbox_retried_total, outbox_fenced_out_total, outbox_recovered_total,
-// outbox_released_total, outbox_oldest_pending_age_seconds (refreshed every
-// 2s with one MIN over the claim index) and outbox_batch_duration_seconds,
-// from a registry of its own; /healthz answers 200 while the loop runs and
-// its last poll succeeded within max(10 x poll interval, lease), else 503.
+// outbox_released_total, outbox_given_back_total,
+// outbox_oldest_pending_age_seconds (refreshed every
+// 2s with one MIN over the claim index), outbox_batch_duration_seconds and
+// the breaker series of "Dependency health", from a registry of its own;
+// /healthz answers 200 while the loop runs, no breaker is open and its last
+// poll succeeded within max(10 x poll interval, lease), else 503; its JSON
+// body has "dependencies": {"redis"|"mysql": {state, reason, since}}.
 // Logs are JSON (log/slog) on stderr with event_id, job_id, instance and
 // outcome.
 package reference

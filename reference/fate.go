@@ -21,6 +21,7 @@ const (
 	HowDuplicate         = "duplicate"          // the job hash existed: the add was a no-op
 	HowDeduped           = "deduped"            // the hash was gone, the dedupe record was not: no-op
 	HowAlreadyDispatched = "already_dispatched" // ai_jobs was past created: no add (contract step 2)
+	HowFound             = "found"              // about to fail at max attempts, but its job or dedupe record was in Redis
 )
 
 type fateKind int
@@ -31,6 +32,7 @@ const (
 	fatePublish                   // close as published
 	fateFail                      // failed, with reason and text
 	fateRetry                     // transient failure: back to pending with backoff, or failed at the maximum
+	fateGiveBack                  // a dependency answered nothing: back to pending at once, the attempt returned
 )
 
 // fate is what the batch decided for one event.
@@ -39,7 +41,7 @@ type fate struct {
 	how    string // fatePublish: Added, ...
 	reason string // fateFail: Reason...
 	text   string // fateFail, fateRetry: the error text
-	queue  string // fateAdd: the job's queue
+	queue  string // fateAdd, and fateRetry after an add: the job's queue
 }
 
 func publish(how string) fate { return fate{kind: fatePublish, how: how} }
@@ -49,6 +51,17 @@ func failed(reason, format string, args ...any) fate {
 }
 
 func retry(err error) fate { return fate{kind: fateRetry, text: oneLine(err.Error())} }
+
+// retryAdd is a transient failure of the add to queue.
+func retryAdd(err error, queue string) fate {
+	f := retry(err)
+	f.queue = queue
+	return f
+}
+
+// giveBack is an event held while a dependency answered nothing: the
+// failure is not the event's, so it spends no attempt.
+func giveBack(err error) fate { return fate{kind: fateGiveBack, text: oneLine(err.Error())} }
 
 // lastError is the text written to last_error for a failure. A transient
 // failure names the attempt, so that two failures in a row always change

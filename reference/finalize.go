@@ -18,6 +18,7 @@ type finalReport struct {
 	published map[string]int // by how
 	failed    map[string]int // by reason
 	retried   int
+	givenBack int
 	fenced    []int64 // events no longer ours: nothing written
 }
 
@@ -95,6 +96,7 @@ type finalPlan struct {
 	failErr []string
 	retry   []Event // transient failures below the maximum
 	retErr  []string
+	back    []int64 // given back: a dependency answered nothing
 }
 
 func (p *finalPlan) add(e Event, f fate, maxAttempts int, rep *finalReport) {
@@ -117,6 +119,9 @@ func (p *finalPlan) add(e Event, f fate, maxAttempts int, rep *finalReport) {
 		p.retry = append(p.retry, e)
 		p.retErr = append(p.retErr, f.lastError(e, maxAttempts))
 		rep.retried++
+	case f.kind == fateGiveBack:
+		p.back = append(p.back, e.ID)
+		rep.givenBack++
 	}
 }
 
@@ -133,6 +138,13 @@ func (d *Dispatcher) writePlan(ctx context.Context, tx *sql.Tx, b *Batch, p fina
 	n, err := d.writeRetries(ctx, tx, b.Token, p.retry, p.retErr)
 	if err == nil && n != int64(len(p.retry)) {
 		err = fmt.Errorf("mark retry: wrote %d of %d locked rows", n, len(p.retry))
+	}
+	if err != nil {
+		return err
+	}
+	n, err = giveBackRows(ctx, tx, b.Token, p.back)
+	if err == nil && n != int64(len(p.back)) {
+		err = fmt.Errorf("give back: wrote %d of %d locked rows", n, len(p.back))
 	}
 	return err
 }

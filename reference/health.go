@@ -13,14 +13,16 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// health is what /healthz reports: is the loop running, and did the last
-// poll succeed recently.
+// health is what /healthz reports: is the loop running, does every
+// dependency answer (no breaker open), and did the last poll succeed
+// recently.
 type health struct {
 	running  atomic.Bool
 	lastOK   atomic.Int64 // unix nanos of the last successful poll
 	lastErr  atomic.Pointer[string]
 	window   time.Duration
 	nowLocal func() time.Time
+	breakers []*breaker
 }
 
 func (h *health) pollSucceeded() {
@@ -38,6 +40,12 @@ func (h *health) status() (bool, string) {
 	if !h.running.Load() {
 		return false, "dispatch loop not running"
 	}
+	for _, b := range h.breakers {
+		if !b.allows() {
+			st := b.status()
+			return false, fmt.Sprintf("%s answered nothing (breaker open since %s): %s", b.dep, st.Since.Format(time.RFC3339Nano), st.Reason)
+		}
+	}
 	if e := h.lastErr.Load(); e != nil {
 		return false, "last poll failed: " + *e
 	}
@@ -52,8 +60,9 @@ func (h *health) status() (bool, string) {
 }
 
 // Handler serves /metrics (the dispatcher's own registry) and /healthz (200
-// when the loop runs and the last poll succeeded within the health window,
-// else 503, with a JSON body saying why).
+// when the loop runs, no breaker is open and the last poll succeeded within
+// the health window, else 503), with a JSON body saying why and, per
+// dependency, its breaker's state, the reason it opened and since when.
 func (d *Dispatcher) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(d.metrics.reg, promhttp.HandlerOpts{}))
@@ -63,7 +72,11 @@ func (d *Dispatcher) Handler() http.Handler {
 		if !ok {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"ok": ok, "status": why, "instance": d.cfg.InstanceID})
+		deps := map[string]breakerStatus{}
+		for _, b := range d.health.breakers {
+			deps[b.dep] = b.status()
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"ok": ok, "status": why, "instance": d.cfg.InstanceID, "dependencies": deps})
 	})
 	return mux
 }

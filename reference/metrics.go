@@ -17,7 +17,17 @@ type metrics struct {
 	released     prometheus.Counter
 	oldestAge    prometheus.Gauge
 	batchSeconds prometheus.Histogram
+	breakerState *prometheus.GaugeVec   // by dependency: 0 closed, 1 half-open, 2 open
+	openSeconds  *prometheus.CounterVec // by dependency
+	probes       *prometheus.CounterVec // by dependency and result
+	givenBack    prometheus.Counter
 }
+
+// Probe results: the label of outbox_dependency_probes_total.
+const (
+	probeAnswered = "answered"
+	probeNoAnswer = "no_answer"
+)
 
 func newMetrics() *metrics {
 	m := &metrics{
@@ -51,9 +61,28 @@ func newMetrics() *metrics {
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 15),
 		}),
 	}
+	m.addBreakerSeries()
 	m.reg.MustRegister(m.claimed, m.published, m.failed, m.retried, m.fencedOut,
-		m.recovered, m.released, m.oldestAge, m.batchSeconds)
+		m.recovered, m.released, m.oldestAge, m.batchSeconds,
+		m.breakerState, m.openSeconds, m.probes, m.givenBack)
 	return m
+}
+
+// addBreakerSeries creates the dependency-health series (doc.go,
+// "Dependency health").
+func (m *metrics) addBreakerSeries() {
+	m.breakerState = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "outbox_dependency_breaker_state", Help: "Breaker state per dependency: 0 closed, 1 half-open, 2 open (the dependency answered nothing).",
+	}, []string{"dependency"})
+	m.openSeconds = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "outbox_dependency_open_seconds_total", Help: "Seconds the dependency's breaker has spent open.",
+	}, []string{"dependency"})
+	m.probes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "outbox_dependency_probes_total", Help: "Probes (Redis PING, MySQL ping) sent while a breaker was open, by result: answered, no_answer.",
+	}, []string{"dependency", "result"})
+	m.givenBack = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "outbox_given_back_total", Help: "Held events handed back to pending with their attempt returned, because a dependency answered nothing.",
+	})
 }
 
 // Stats is a snapshot of the dispatcher's counters since New.
@@ -65,6 +94,8 @@ type Stats struct {
 	FencedOut int
 	Recovered int
 	Released  int
+	GivenBack int            // released with the attempt returned: a dependency answered nothing
+	Probes    map[string]int // by "<dependency>/<result>"
 }
 
 // PublishedTotal sums Published over every how.
@@ -87,6 +118,8 @@ func (d *Dispatcher) Stats() Stats {
 		FencedOut: counterValue(m.fencedOut),
 		Recovered: counterValue(m.recovered),
 		Released:  counterValue(m.released),
+		GivenBack: counterValue(m.givenBack),
+		Probes:    probeValues(m.probes),
 	}
 }
 
@@ -113,6 +146,18 @@ func vecValues(v *prometheus.CounterVec, label string) map[string]int {
 		for _, lp := range pb.GetLabel() {
 			if lp.GetName() == label {
 				out[lp.GetValue()] = int(pb.GetCounter().GetValue())
+			}
+		}
+	}
+	return out
+}
+
+func probeValues(v *prometheus.CounterVec) map[string]int {
+	out := map[string]int{}
+	for _, dep := range []string{depRedis, depMySQL} {
+		for _, r := range []string{probeAnswered, probeNoAnswer} {
+			if c, err := v.GetMetricWithLabelValues(dep, r); err == nil {
+				out[dep+"/"+r] = counterValue(c)
 			}
 		}
 	}

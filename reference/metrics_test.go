@@ -63,7 +63,7 @@ func TestMetricsAndHealthOnTheMetricsAddress(t *testing.T) {
 	require.Error(t, err, "the metrics server is closed with the loop")
 }
 
-func TestHealthIsUnavailableWhenPollsFail(t *testing.T) {
+func TestHealthIsUnavailableWhileMySQLAnswersNothing(t *testing.T) {
 	e := newEnv(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -76,11 +76,17 @@ func TestHealthIsUnavailableWhenPollsFail(t *testing.T) {
 	defer srv.Close()
 	e.run(d)
 
-	e.waitFor("a failed poll to show", func() bool {
+	e.waitFor("the open MySQL breaker to show", func() bool {
 		code, body := get(t, srv.URL+"/healthz")
-		var doc map[string]any
+		var doc struct {
+			Status       string
+			Dependencies map[string]struct{ State, Reason string }
+		}
 		require.NoError(t, json.Unmarshal([]byte(body), &doc))
-		return code == http.StatusServiceUnavailable && strings.HasPrefix(doc["status"].(string), "last poll failed")
+		mysql := doc.Dependencies["mysql"]
+		return code == http.StatusServiceUnavailable && strings.HasPrefix(doc.Status, "mysql answered nothing") &&
+			mysql.State == "open" && strings.Contains(mysql.Reason, "connection refused") &&
+			doc.Dependencies["redis"].State == "closed"
 	})
 }
 

@@ -18,9 +18,11 @@ func (d *Dispatcher) leaseAllowsAdd(b *Batch) bool {
 
 // publish adds the jobs of every fateAdd event with one Producer.Add call,
 // bounded by PublishTimeout, and turns each into fatePublish (the add
-// succeeded or was a no-op) or a failure. A whole-call error leaves every
-// outcome unknown: all are transient failures.
-func (d *Dispatcher) publish(ctx context.Context, b *Batch, fates []fate) {
+// succeeded or was a no-op) or a failure (doc.go, "Dependency health"): an
+// error reply about one job is that event's transient failure; no answer
+// (for the whole call, or a server-wide reply such as LOADING) opens the
+// Redis breaker and gives the events back, spending no attempt.
+func (d *Dispatcher) publish(work context.Context, b *Batch, fates []fate) {
 	var jobs []bullmq.Job
 	var at []int // index into b.Events of each job
 	for i, f := range fates {
@@ -33,28 +35,49 @@ func (d *Dispatcher) publish(ctx context.Context, b *Batch, fates []fate) {
 	if len(jobs) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, d.cfg.PublishTimeout)
+	ctx, cancel := context.WithTimeout(work, d.cfg.PublishTimeout)
 	defer cancel()
 	results, err := d.producer.Add(ctx, jobs)
 	if err == nil && len(results) != len(jobs) {
 		err = fmt.Errorf("producer returned %d results for %d jobs", len(results), len(jobs))
 	}
+	if err != nil {
+		outage := heard(work, d.redisB, err)
+		for _, i := range at {
+			fates[i] = addFailure(fmt.Errorf("publish batch: %w", err), fates[i].queue, outage)
+		}
+		return
+	}
+	answered := true
 	for k, i := range at {
-		if err != nil {
-			fates[i] = retry(fmt.Errorf("publish batch: %w", err))
+		if r := results[k]; r.Err != nil && answeredNothing(r.Err) {
+			heard(work, d.redisB, r.Err)
+			fates[i], answered = giveBack(fmt.Errorf("publish job: %w", r.Err)), false
 			continue
 		}
-		fates[i] = addFate(results[k])
+		fates[i] = addFate(results[k], fates[i].queue)
+	}
+	if answered {
+		d.redisB.answered()
 	}
 }
 
+// addFailure is the fate of an event whose add failed as a whole: given
+// back when Redis answered nothing, else a transient failure.
+func addFailure(err error, queue string, outage bool) fate {
+	if outage {
+		return giveBack(err)
+	}
+	return retryAdd(err, queue)
+}
+
 // addFate maps one add result onto the event's fate.
-func addFate(r bullmq.Result) fate {
+func addFate(r bullmq.Result, queue string) fate {
 	switch {
 	case errors.Is(r.Err, bullmq.ErrIllegalJobID):
 		return failed(ReasonIllegalJobID, "%v", r.Err)
 	case r.Err != nil:
-		return retry(fmt.Errorf("publish job: %w", r.Err))
+		return retryAdd(fmt.Errorf("publish job: %w", r.Err), queue)
 	case r.Outcome == bullmq.Added:
 		return publish(HowAdded)
 	case r.Outcome == bullmq.Duplicate:
@@ -62,7 +85,7 @@ func addFate(r bullmq.Result) fate {
 	case r.Outcome == bullmq.Deduped:
 		return publish(HowDeduped)
 	}
-	return retry(fmt.Errorf("publish job: unknown outcome %v", r.Outcome))
+	return retryAdd(fmt.Errorf("publish job: unknown outcome %v", r.Outcome), queue)
 }
 
 // newJob builds the BullMQ job of an event: jobId = ai_jobs.id, data =

@@ -11,6 +11,8 @@ func (d *Dispatcher) record(b *Batch, fates []fate, rep finalReport) {
 		m.failed.WithLabelValues(reason).Add(float64(n))
 	}
 	m.retried.Add(float64(rep.retried))
+	m.givenBack.Add(float64(rep.givenBack))
+	m.released.Add(float64(rep.givenBack))
 	m.fencedOut.Add(float64(len(rep.fenced)))
 	fenced := make(map[int64]bool, len(rep.fenced))
 	for _, id := range rep.fenced {
@@ -35,5 +37,7 @@ func (d *Dispatcher) logEvent(e Event, f fate, fenced bool) {
 		d.log.Warn("failed at the maximum attempts", append(attrs, "outcome", "failed", "reason", ReasonMaxAttempts, "error", f.text)...)
 	case f.kind == fateRetry:
 		d.log.Warn("transient failure, will retry", append(attrs, "outcome", "retry", "error", f.text)...)
+	case f.kind == fateGiveBack:
+		d.log.Info("given back: a dependency answered nothing; no attempt spent", append(attrs, "outcome", "given_back", "error", f.text)...)
 	}
 }

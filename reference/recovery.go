@@ -76,7 +76,9 @@ func (d *Dispatcher) maybeRecover(ctx context.Context) {
 		return
 	}
 	d.lastRecover = time.Now()
-	if _, err := d.RecoverExpired(ctx); err != nil {
+	_, err := d.RecoverExpired(ctx)
+	heard(ctx, d.mysqlB, err)
+	if err != nil {
 		d.log.Warn("lease recovery failed", "error", err.Error())
 	}
 }

@@ -36,3 +36,26 @@ func (d *Dispatcher) Release(ctx context.Context, b *Batch) (int64, error) {
 	}
 	return n, nil
 }
+
+// giveBackRows hands held events back to pending because a dependency
+// answered nothing (doc.go, "Dependency health"): like a release (no
+// backoff, last_error untouched, lock cleared), and the claim's attempt is
+// returned, since the failure was not the event's. Fenced by token.
+func giveBackRows(ctx context.Context, ex execer, token string, ids []int64) (int64, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	res, err := ex.ExecContext(ctx,
+		`UPDATE `+outboxByID+` SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL,
+		        attempts = GREATEST(attempts - 1, 0)
+		 WHERE id IN `+inList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
+		append(idArgs(ids), token)...)
+	if err != nil {
+		return 0, fmt.Errorf("give back: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("give back: %w", err)
+	}
+	return n, nil
+}

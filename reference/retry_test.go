@@ -1,8 +1,10 @@
 package reference_test
 
 import (
+	"context"
 	"io"
 	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -44,24 +46,43 @@ func blackholeRedis(t *testing.T) string {
 	return "redis://" + ln.Addr().String() + "/0"
 }
 
-// TestTransientFailuresBackOffToTheCapThenFail: with Redis unreachable every
-// add times out after the publish timeout; each failure returns the event
-// to pending with a new last_error and available_at pushed out by a jittered
-// backoff that grows up to the cap; no claim comes before available_at; at
-// the maximum attempts the event fails.
-func TestTransientFailuresBackOffToTheCapThenFail(t *testing.T) {
+// breakQueue makes every add to queue fail with an error reply about that
+// queue alone: its id counter, which the add script INCRs first, becomes a
+// hash, so Redis answers WRONGTYPE for this queue's adds and nothing else.
+// It stands in for the per-queue error fault until the harness has one.
+func (e *env) breakQueue(queue string) {
+	e.t.Helper()
+	require.NoError(e.t, e.rdb.HSet(context.Background(), "bull:"+queue+":id", "broken", "1").Err())
+}
+
+// TestErrorReplyForOneQueueBacksOffToTheCapThenFails: Redis answers every
+// add to one queue with an error reply (WRONGTYPE), and answers the other
+// queue normally. The event of the broken queue is a transient failure of
+// its own each time: back to pending with a new last_error and available_at
+// pushed out by a jittered backoff that grows up to the cap, no claim before
+// available_at, and failed at the maximum attempts. The other queue's event
+// is published, and the Redis breaker stays closed throughout.
+func TestErrorReplyForOneQueueBacksOffToTheCapThenFails(t *testing.T) {
 	e := newEnv(t)
 	id := e.addValid("job-1")
+	other := e.addEvent(reference.EventTypeEnqueue, "job-other", queueB, "created")
+	e.breakQueue(queueA)
 	cfg := e.config("d1")
-	cfg.RedisURL = blackholeRedis(t)
 	cfg.MaxAttempts = 5
 	cfg.BackoffBase = 100 * time.Millisecond
 	cfg.BackoffMax = 400 * time.Millisecond
-	cfg.PublishTimeout = 300 * time.Millisecond
+	cfg.MetricsAddr = "127.0.0.1:0"
 	d := e.dispatcher(cfg)
 	stop := e.run(d)
 	e.waitFor("the event to fail", func() bool { return e.event(id).Status == "failed" })
+	code, body := get(t, "http://"+d.MetricsAddr()+"/healthz")
 	stop()
+
+	require.Equal(t, "published", e.event(other).Status, "the healthy queue publishes")
+	require.True(t, e.jobExists(queueB, "job-other"))
+	require.False(t, e.jobExists(queueA, "job-1"))
+	require.Equal(t, http.StatusOK, code, "an error reply about one queue is no outage: %s", body)
+	require.Contains(t, body, `"redis":{"state":"closed"`)
 
 	var claims, retries []auditRow
 	steps := e.audit(id)
@@ -87,8 +108,8 @@ func TestTransientFailuresBackOffToTheCapThenFail(t *testing.T) {
 
 		require.NotEqual(t, r.OldError.String, r.NewError.String, "a transient failure changes last_error")
 		require.True(t, strings.HasPrefix(r.NewError.String, "attempt "+string(rune('0'+attempt))+" of 5: "), r.NewError.String)
-		require.GreaterOrEqual(t, r.At.Sub(claims[k].At), cfg.PublishTimeout, "the add waited for the publish timeout")
-		require.Less(t, r.At.Sub(claims[k].At), cfg.Lease, "the add was cut at the publish timeout")
+		require.Contains(t, r.NewError.String, "WRONGTYPE")
+		require.Equal(t, attempt, r.Attempts, "the attempt is spent: the failure is the event's")
 		require.False(t, claims[k+1].At.Before(r.AvailableAt), "attempt %d claimed before available_at", attempt+1)
 	}
 	for k := 1; k < len(gaps); k++ {
@@ -107,4 +128,6 @@ func TestTransientFailuresBackOffToTheCapThenFail(t *testing.T) {
 	st := d.Stats()
 	require.Equal(t, 4, st.Retried)
 	require.Equal(t, 1, st.Failed[reference.ReasonMaxAttempts])
+	require.Zero(t, st.GivenBack)
+	require.Zero(t, st.Probes["redis/no_answer"]+st.Probes["redis/answered"], "the breaker never opened, so nothing probed")
 }

@@ -70,11 +70,20 @@ func (d *Dispatcher) Process(ctx context.Context, b *Batch) error {
 }
 
 // poll is Poll with a separate stop signal: work bounds the operations, a
-// done stop means "graceful stop requested".
+// done stop means "graceful stop requested". While a breaker is open it
+// claims nothing and only probes when the probe is due (doc.go,
+// "Dependency health"); lease recovery and the gauge need MySQL only.
 func (d *Dispatcher) poll(work, stop context.Context) (int, error) {
+	if !d.ready(work, d.mysqlB, d.pingMySQL) {
+		return 0, nil
+	}
 	d.maybeRecover(work)
 	d.maybeRefreshGauge(work)
+	if !d.ready(work, d.redisB, d.pingRedis) {
+		return 0, nil
+	}
 	b, err := d.Claim(work)
+	heard(work, d.mysqlB, err)
 	if err != nil {
 		d.health.pollFailed(err)
 		d.log.Warn("poll failed", "error", err.Error())
@@ -101,10 +110,12 @@ func (d *Dispatcher) process(work, stop context.Context, b *Batch) error {
 		d.publish(work, b, fates)
 		d.fp.Hit(failpoint.AfterEnqueue)
 	}
+	d.lookBeforeFailing(work, b, fates)
 	rep, err := d.finalize(work, b, fates, true)
 	if err != nil {
 		return d.afterFailedFinalize(work, b, err)
 	}
+	d.mysqlB.answered()
 	d.record(b, fates, rep)
 	d.metrics.batchSeconds.Observe(time.Since(b.started).Seconds())
 	return nil
@@ -122,11 +133,13 @@ func (d *Dispatcher) skipAddReason(stop context.Context, b *Batch) string {
 }
 
 // afterFailedFinalize handles a finalize that did not commit (or whose
-// COMMIT outcome is unknown). Normally the whole batch is a transient
-// failure, written in a fresh guarded transaction; when the stop deadline
-// cut the work short it is released instead. Either write is fenced, so a
-// COMMIT that did land is not undone. If MySQL is down both fail and the
-// rows come back through lease recovery.
+// COMMIT outcome is unknown). When the stop deadline cut the work short the
+// batch is released. When MySQL answered nothing, nothing more is written:
+// the breaker opens and the rows come back through lease recovery. Otherwise
+// (an error reply) the whole batch is a transient failure, written in a fresh
+// guarded transaction. Either write is fenced, so a COMMIT that did land is
+// not undone. If that write fails too, the rows come back through lease
+// recovery.
 func (d *Dispatcher) afterFailedFinalize(work context.Context, b *Batch, cause error) error {
 	d.log.Warn("finalize failed", "batch", len(b.Events), "error", cause.Error())
 	if work.Err() != nil {
@@ -135,10 +148,15 @@ func (d *Dispatcher) afterFailedFinalize(work context.Context, b *Batch, cause e
 		_, err := d.Release(ctx, b)
 		return errors.Join(cause, err)
 	}
+	if heard(work, d.mysqlB, cause) {
+		d.log.Warn("finalize got no answer from MySQL; the claims come back by lease recovery", "batch", len(b.Events))
+		return cause
+	}
 	fates := make([]fate, len(b.Events))
 	for i := range fates {
 		fates[i] = retry(cause)
 	}
+	d.lookBeforeFailing(work, b, fates)
 	rep, err := d.finalize(work, b, fates, false)
 	if err != nil {
 		return errors.Join(cause, err)

@@ -116,6 +116,9 @@
 //	  valid, poison  produced events by kind (already-queued counts as valid)
 //	  published      rows that ended published
 //	  failed         rows that ended failed
+//	  valid_failed   valid events (already-queued included) that ended failed:
+//	                 "valid events failed: N" on the page; 0 is the bar for a
+//	                 dispatcher that rides out outages
 //	  unfinished     rows that ended pending or processing (or unseen)
 //	  jobs_created   job creations seen in Redis: "added" stream entries, or
 //	                 new job keys when no stream entry was recorded

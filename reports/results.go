@@ -39,6 +39,7 @@ type Counts struct {
 	Poison      int `json:"poison"`
 	Published   int `json:"published"`
 	Failed      int `json:"failed"`
+	ValidFailed int `json:"valid_failed"` // valid events that ended failed
 	Unfinished  int `json:"unfinished"`
 	JobsCreated int `json:"jobs_created"`
 	Takes       int `json:"takes"`

@@ -141,9 +141,12 @@ func countRun(run history.Run, ix runIndex) Counts {
 		Instances:   len(instances(run)),
 		JobsCreated: jobsCreated(run),
 	}
-	for _, e := range ix.events {
+	for id, e := range ix.events {
 		if e.Kind == "" || e.Kind == history.KindValid || e.Kind == history.KindAlreadyQueued {
 			c.Valid++
+			if ix.endStatus[id] == history.StatusFailed {
+				c.ValidFailed++
+			}
 		} else {
 			c.Poison++
 		}

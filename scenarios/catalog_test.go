@@ -1,6 +1,8 @@
 package scenarios_test
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -49,7 +51,7 @@ func TestScenarioValidationNamesTheProblem(t *testing.T) {
 func TestScenariosNameWhatTheyExercise(t *testing.T) {
 	want := map[string][]string{
 		"crash-window": {"I1"}, "dedupe-horizon": {"I1"}, "lease-expiry": {"I8"},
-		"zombie": {"I5"}, "redis-outage": {"I6", "I7"}, "poison": {"I4"},
+		"zombie": {"I5"}, "poison": {"I4"},
 	}
 	for name, ids := range want {
 		s, err := scenarios.Get(name)
@@ -62,4 +64,37 @@ func TestScenariosNameWhatTheyExercise(t *testing.T) {
 			require.False(t, waived, "%s exercises and waives %s", s.Name, id)
 		}
 	}
+}
+
+// The long outages run only in `make chaos-long`: valid, reachable by name,
+// never in the default catalog, and at the reference's default tuning.
+func TestLongScenariosAreOutsideTheCatalog(t *testing.T) {
+	inCatalog := map[string]bool{}
+	for _, s := range scenarios.All() {
+		inCatalog[s.Name] = true
+	}
+	require.Equal(t, []string{"redis-outage-30s", "redis-outage-2m", "mysql-outage-30s", "mysql-outage-2m"}, scenarios.LongNames())
+	for _, s := range scenarios.Long() {
+		require.NoError(t, s.Validate())
+		require.False(t, inCatalog[s.Name], "%s would slow down make chaos", s.Name)
+		require.Empty(t, s.Waived, "%s: the reference must keep every invariant through it", s.Name)
+		require.EqualValues(t, 10, s.Tuning.MaxAttempts)
+		require.Contains(t, makeLongList(t), s.Name, "make chaos-long does not run %s", s.Name)
+		got, err := scenarios.Get(s.Name)
+		require.NoError(t, err)
+		require.Equal(t, s.Name, got.Name)
+	}
+}
+
+// makeLongList is the Makefile's LONG_SCENARIOS.
+func makeLongList(t *testing.T) []string {
+	b, err := os.ReadFile("../Makefile")
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "LONG_SCENARIOS :="); ok {
+			return strings.Fields(rest)
+		}
+	}
+	t.Fatal("the Makefile has no LONG_SCENARIOS")
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
+	"github.com/outboxchaos/outboxchaos/reports"
 	"github.com/outboxchaos/outboxchaos/scenarios"
 )
 
@@ -76,6 +77,35 @@ func TestReferencePassesBaselineAndCrashWindow(t *testing.T) {
 			o := runScenario(t, e, s, runner.Options{Adapter: refadapter.New()})
 			requireAllPass(t, o)
 			require.Len(t, o.Results, 9)
+		})
+	}
+}
+
+// The bar for outages: the reference spends no attempt while a
+// dependency answers nothing, so redis-outage (whose I2 waiver is for
+// dispatchers that do spend them) and mysql-outage end with every valid
+// event published, each job created once, and "valid events failed: 0".
+func TestReferencePublishesEveryValidEventThroughOutages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end runs are skipped with -short")
+	}
+	e := openLocal(t)
+	for _, name := range []string{"redis-outage", "mysql-outage"} {
+		t.Run(name, func(t *testing.T) {
+			s, err := scenarios.Get(name)
+			require.NoError(t, err)
+			o := runScenario(t, e, s, runner.Options{Adapter: refadapter.New()})
+			requireAllPass(t, o)
+			for _, r := range o.Results {
+				require.Contains(t, []check.Verdict{check.Pass, check.NotExercised}, r.Verdict,
+					"%s %s holds even where waived: %s", r.ID, r.Name, r.Reason)
+			}
+			require.Equal(t, check.Pass, resultOf(t, o, "I2").Verdict, "I2 holds though waived: every valid event published")
+			res, err := reports.ReadResults(filepath.Join(o.Dir, "results.json"))
+			require.NoError(t, err)
+			require.Zero(t, res.Counts.ValidFailed, "valid events failed")
+			require.Equal(t, res.Counts.Valid, res.Counts.Published, "every valid event published (poison is never published)")
+			require.Zero(t, res.Counts.Unfinished)
 		})
 	}
 }
