@@ -56,13 +56,15 @@ type Meta struct {
 	// Waived lists invariants the scenario does not require, with the reason
 	// (for example I2 when an outage longer than the retry budget is injected
 	// on purpose).
-	Waived      map[string]string `json:"waived,omitempty"`
-	Started     time.Time         `json:"started"`
-	Healed      time.Time         `json:"healed"`
-	Ended       time.Time         `json:"ended"`
-	Quiesced    bool              `json:"quiesced"` // drain reached quiet before its deadline
-	Consumer    bool              `json:"consumer"` // a consumer took jobs during the run
-	RemoveOnEnd bool              `json:"remove_on_complete,omitempty"`
+	Waived map[string]string `json:"waived,omitempty"`
+	// Landing is what must happen for the verdict to count (landing.go).
+	Landing     []Requirement `json:"landing,omitempty"`
+	Started     time.Time     `json:"started"`
+	Healed      time.Time     `json:"healed"`
+	Ended       time.Time     `json:"ended"`
+	Quiesced    bool          `json:"quiesced"` // drain reached quiet before its deadline
+	Consumer    bool          `json:"consumer"` // a consumer took jobs during the run
+	RemoveOnEnd bool          `json:"remove_on_complete,omitempty"`
 }
 
 // Tuning is the dispatcher configuration the run used, as the contract's

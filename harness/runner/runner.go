@@ -311,6 +311,7 @@ func (r *run) startInstances(ctx context.Context) error {
 		sup: r.sup, proxy: r.proxy, links: r.links, env: r.o.Env, rec: r.rec, rng: r.rng,
 		slots: slots(r.o.Scenario.Instances), slotEnv: map[string]map[string]string{},
 		caps: r.o.Adapter.Capabilities(), db: r.db, schema: r.o.Adapter.Schema(), progress: r.progress,
+		prefix: r.prefix, queues: append([]string(nil), r.queues...),
 	}
 	for _, slot := range r.nem.slots {
 		e, err := r.contractEnv(slot)
