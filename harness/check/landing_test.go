@@ -107,9 +107,9 @@ func TestLandingOutageFailuresAndStalls(t *testing.T) {
 		b.produce(i, "job-"+itoa(i), history.KindValid, 10)
 	}
 	b.claim(1, "d1", 1100).failTransient(1, 1300, "redis down", 500*time.Millisecond) // failed inside
-	b.claim(2, "d1", 900).add("ai-default", "job-2", "job-2", 2100).publish(2, 2150) // waited across it
-	b.claim(3, "d1", 100).add("ai-default", "job-3", "job-3", 150).publish(3, 200)   // before it
-	b.claim(4, "d1", 3400).failTransient(4, 3500, "other", 500*time.Millisecond)     // long after it
+	b.claim(2, "d1", 900).add("ai-default", "job-2", "job-2", 2100).publish(2, 2150)  // waited across it
+	b.claim(3, "d1", 100).add("ai-default", "job-3", "job-3", 150).publish(3, 200)    // before it
+	b.claim(4, "d1", 3400).failTransient(4, 3500, "other", 500*time.Millisecond)      // long after it
 	run := b.finish(4000, 5000, true)
 	l := require1(t, run, history.Requirement{Fault: history.LandOutageFailed, Target: "redis", AtLeast: 1})
 	require.Equal(t, 1, l.Landed)
