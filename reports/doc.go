@@ -66,10 +66,15 @@
 //	  backoff_base, backoff_max, publish_timeout} (durations as Go text,
 //	  "2s"), waived {invariant id: reason}, started, healed, ended (RFC 3339
 //	  UTC), quiesced (drain reached quiet), consumer (a consumer ran),
-//	  remove_on_complete
-//	verdict          "pass" | "fail" | "unknown": check.Overall of the
-//	                 invariants (waived ones do not count); unknown when
-//	                 there is no result at all
+//	  remove_on_complete, landing [{fault, target, at_least, planned}]
+//	verdict          "pass" | "fail" | "unknown": check.Decide: check.Overall
+//	                 of the invariants (waived ones do not count), made
+//	                 unknown when a landing requirement is not met (a fail
+//	                 stays a fail); unknown when there is no result at all
+//	landing          []check.Landing, the scenario's landing requirements
+//	                 judged on the history (always a list, maybe empty):
+//	  fault, target, needed, planned, landed, met, reason ("2 of 8 planned
+//	  kills fell inside an add->finalize window; 6 needed")
 //	invariants       []check.Result, I1..I9 in order, redacted:
 //	  id, name, verdict, reason (one line: why unknown, or a summary),
 //	  waived (the scenario's reason, when it does not require this one),

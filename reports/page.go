@@ -34,6 +34,7 @@ type runPage struct {
 	Counts        Counts
 	Latency       Latency
 	Invariants    []invariantRow
+	Landing       []landingRow
 	Violated      []violatedInvariant
 	Timeline      timeline
 	Backlog       chart
@@ -51,6 +52,22 @@ type kv struct{ Key, Value string }
 type invariantRow struct {
 	ID, Name, Verdict, Class, Waived, Reason, Anchor string
 	Violations                                       int
+}
+
+type landingRow struct {
+	Fault, Class, State, Reason string
+}
+
+func landingRows(ls []check.Landing) []landingRow {
+	out := make([]landingRow, 0, len(ls))
+	for _, l := range ls {
+		row := landingRow{Fault: l.Fault, Class: "pass", State: "LANDED", Reason: l.Reason}
+		if !l.Met {
+			row.Class, row.State = "unknown", "DID NOT LAND"
+		}
+		out = append(out, row)
+	}
+	return out
 }
 
 type violatedInvariant struct {
@@ -102,6 +119,7 @@ func newRunPage(run history.Run, res Results) runPage {
 		Counts:        res.Counts,
 		Latency:       res.Latency,
 		Invariants:    invariantRows(res.Invariants),
+		Landing:       landingRows(res.Landing),
 		Timeline:      buildTimeline(run, s),
 		Backlog:       backlogChart(run, ix, s),
 		LatencyChart:  latencyChart(run, ix, s),
@@ -142,6 +160,12 @@ func headline(res Results) string {
 			unknown = append(unknown, r.ID+" "+r.Name)
 		}
 	}
+	var missed []string
+	for _, l := range res.Landing {
+		if !l.Met {
+			missed = append(missed, l.Fault)
+		}
+	}
 	w := ""
 	if waived > 0 {
 		w = fmt.Sprintf(" (%d waived by the scenario)", waived)
@@ -151,6 +175,8 @@ func headline(res Results) string {
 		return "No checker result was recorded for this run."
 	case len(failed) > 0:
 		return fmt.Sprintf("%d of %d required invariants violated: %s.", len(failed), required, strings.Join(failed, ", "))
+	case len(missed) > 0:
+		return fmt.Sprintf("No violation found, but the verdict does not count: %d of %d faults did not land where they matter (%s).", len(missed), len(res.Landing), strings.Join(missed, ", "))
 	case len(unknown) > 0:
 		return fmt.Sprintf("No violation found, but %d of %d required invariants could not be decided: %s.", len(unknown), required, strings.Join(unknown, ", "))
 	default:

@@ -17,15 +17,18 @@ const SchemaVersion = 1
 // Results is the content of results.json: one run's verdict, every invariant's
 // result and the run's numbers. See doc.go for the schema, field by field.
 type Results struct {
-	SchemaVersion int              `json:"schema_version"`
-	Run           history.Meta     `json:"run"`
-	Verdict       check.Verdict    `json:"verdict"`
-	Invariants    []check.Result   `json:"invariants"`
-	Counts        Counts           `json:"counts"`
-	Latency       Latency          `json:"latency"`
-	Duration      history.Duration `json:"duration"`
-	Faults        []history.Fault  `json:"faults"`
-	Gaps          []history.Gap    `json:"gaps"`
+	SchemaVersion int            `json:"schema_version"`
+	Run           history.Meta   `json:"run"`
+	Verdict       check.Verdict  `json:"verdict"`
+	Invariants    []check.Result `json:"invariants"`
+	// Landing is the scenario's landing requirements, judged: one not met
+	// makes a run without violations unknown.
+	Landing  []check.Landing  `json:"landing"`
+	Counts   Counts           `json:"counts"`
+	Latency  Latency          `json:"latency"`
+	Duration history.Duration `json:"duration"`
+	Faults   []history.Fault  `json:"faults"`
+	Gaps     []history.Gap    `json:"gaps"`
 }
 
 // Counts are the run's sizes.
@@ -58,11 +61,16 @@ type Latency struct {
 // caller's values are not modified.
 func Build(run history.Run, results []check.Result) Results {
 	ix := indexRun(run)
+	landing := check.CheckLanding(run)
+	if landing == nil {
+		landing = []check.Landing{}
+	}
 	return Results{
 		SchemaVersion: SchemaVersion,
 		Run:           redactMeta(run.Meta),
-		Verdict:       verdictOf(results),
+		Verdict:       check.Decide(results, landing),
 		Invariants:    redactResults(results),
+		Landing:       landing,
 		Counts:        countRun(run, ix),
 		Latency:       summarizeLatency(ix.latencies()),
 		Duration:      history.Duration(runSpan(run).duration()),

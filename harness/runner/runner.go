@@ -44,7 +44,8 @@ type Outcome struct {
 	Dir     string
 	Verdict check.Verdict
 	Results []check.Result
-	Skipped string // non-empty when the scenario needed a missing capability
+	Landing []check.Landing // the scenario's landing requirements, judged
+	Skipped string          // non-empty when the scenario needed a missing capability
 }
 
 // ExitCode maps an outcome (or a harness error) onto the CLI's exit codes.
@@ -117,14 +118,16 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	if err := r.drain(ctx); err != nil {
 		return out, fmt.Errorf("%s drain: %w", o.Scenario.Name, err)
 	}
-	results, err := r.finish(ctx)
+	results, landing, err := r.finish(ctx)
 	if err != nil {
 		return out, fmt.Errorf("%s check: %w", o.Scenario.Name, err)
 	}
-	out.Results = results
-	out.Verdict = check.Overall(results)
-	if len(results) == 0 {
-		out.Verdict = check.Unknown // nothing was checked: not a pass
+	out.Results, out.Landing = results, landing
+	out.Verdict = check.Decide(results, landing) // nothing checked, or a fault that did not land: not a pass
+	for _, l := range landing {
+		if !l.Met {
+			r.log("landing: %s did not land: %s", l.Fault, l.Reason)
+		}
 	}
 	r.log("verdict %s (%s)", strings.ToUpper(string(out.Verdict)), o.Out)
 	return out, nil
@@ -250,6 +253,7 @@ func (r *run) startRecorder(ctx context.Context) error {
 		Scenario: s.Name, Seed: r.o.Seed, Params: cloneMap(s.Params), Adapter: r.o.Adapter.Name(),
 		Environment: r.o.Env.Name(), Versions: versions, Command: r.o.Command, Prefix: r.prefix,
 		Queues: r.queues, Tuning: honoured(s.Tuning, r.o.Adapter.Capabilities()), Waived: s.Waived, Started: time.Now().UTC(),
+		Landing:  append([]history.Requirement(nil), s.Landing...),
 		Consumer: s.Consumer, RemoveOnEnd: s.RemoveOnComplete,
 	})
 	return nil

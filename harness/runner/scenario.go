@@ -42,6 +42,9 @@ type Scenario struct {
 	Needs              []Needs
 	// Waived names invariants this scenario does not require, with the reason.
 	Waived map[string]string
+	// Landing states what must happen for the verdict to count: a
+	// requirement not met makes the run unknown (check.CheckLanding).
+	Landing []history.Requirement
 	// Drain bounds the drain phase; zero picks a default from the tuning.
 	Drain time.Duration
 	// Schedule drives the faults during the load phase. It runs concurrently
