@@ -22,7 +22,7 @@ func All() []runner.Scenario {
 	list := []runner.Scenario{
 		baseline(), crashWindow(), crashPoints(), contention(), leaseExpiry(), zombie(),
 		redisLatency(), redisOutage(), mysqlLatency(), mysqlOutage(),
-		lostReplyRedis(), lostReplyMySQLCommit(), poison(), gracefulShutdown(),
+		queueError(), lostReplyRedis(), lostReplyMySQLCommit(), poison(), gracefulShutdown(),
 		dedupeHorizon(), redisRestart(), Random(),
 	}
 	return list
@@ -72,6 +72,8 @@ func crashWindow() runner.Scenario {
 	s.Params["consumer_leaves_rows"] = "true"
 	crashes := 8
 	s.Params["crashes"] = fmt.Sprint(crashes)
+	// A crash outside the window proves nothing about step 8.
+	s.Landing = []history.Requirement{{Fault: history.LandCrashWindow, AtLeast: 6, Planned: crashes}}
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		for i := 0; i < crashes; i++ {
 			slot := n.Pick()
@@ -94,6 +96,13 @@ func crashPoints() runner.Scenario {
 	s.ConsumerLeavesRows = true
 	points := []string{"after-claim", "after-enqueue", "before-finalize-commit", "after-finalize-commit"}
 	s.Params["points"] = strings.Join(points, ",")
+	// after-enqueue and before-finalize-commit (twice each) crash inside
+	// the add->finalize window; all but after-finalize-commit leave claims
+	// of a dead owner.
+	s.Landing = []history.Requirement{
+		{Fault: history.LandCrashWindow, AtLeast: 3},
+		{Fault: history.LandDeadOwner, AtLeast: 4},
+	}
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		for round := 0; round < 2; round++ {
 			for _, p := range points {
@@ -118,6 +127,7 @@ func contention() runner.Scenario {
 func leaseExpiry() runner.Scenario {
 	s := base("lease-expiry", "instances die holding claims (a crash right after the claim, or SIGKILL mid-load): the claims are recovered after the lease", 3, 600)
 	s.Rate = 150
+	s.Landing = []history.Requirement{{Fault: history.LandDeadOwner, AtLeast: 2}}
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		for i := 0; i < 4; i++ {
 			var err error
@@ -147,6 +157,7 @@ func zombie() runner.Scenario {
 	s := base("zombie", "owners pause past their lease after an add and inside a finalize; others take over; the zombies must be fenced out", 3, 800)
 	s.Rate = 100
 	lease := s.Tuning.Lease.D()
+	s.Landing = []history.Requirement{{Fault: history.LandZombie, AtLeast: 1, Planned: 2}}
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		if n.HasCrashPoints() {
 			return both(ctx,
@@ -211,6 +222,39 @@ func redisOutage() runner.Scenario {
 	s.Tuning.BackoffMax = history.Duration(time.Second)
 	s.Waived = map[string]string{"I2": "the outage is longer than the retry budget on purpose: events claimed during it must end failed (I7), not published"}
 	s.Schedule = networkOnce("redis", faultproxy.Fault{Kind: faultproxy.Down}, 6*time.Second, false)
+	// A dispatcher that queues its commands while disconnected, or runs no
+	// round while Redis is down, meets no failure: backoff went unexercised.
+	s.Landing = []history.Requirement{{Fault: history.LandOutageFailed, Target: "redis", AtLeast: 5}}
+	return s
+}
+
+// queueError breaks the last queue of the allowlist: Redis answers every
+// write to its keys (the adds) with an error reply for longer than the
+// retry budget, while the other queue flows. Unlike an outage it cannot be
+// waited out or queued by a client, so every dispatcher meets transient
+// failures: backoff between attempts (I6), failed at max attempts (I7).
+// Expected failed, so not required published by I2: the valid events of the
+// broken queue each of whose attempts ended while the queue was broken (in
+// practice those claimed during the break); every other valid event, those
+// of the other queue and those of the broken one claimed before the break
+// or retried after it, must be published.
+func queueError() runner.Scenario {
+	s := base("queue-error", "Redis refuses every add to one queue with an error reply for 6 s, longer than the retry budget, while the other queue flows: backoff grows, its events end failed at max attempts", 2, 400)
+	s.Tuning.MaxAttempts = 4
+	s.Tuning.BackoffBase = history.Duration(100 * time.Millisecond)
+	s.Tuning.BackoffMax = history.Duration(time.Second)
+	broken := 6 * time.Second
+	s.Params["broken_for"] = broken.String()
+	s.Landing = []history.Requirement{{Fault: history.LandQueueError, AtLeast: 10}}
+	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+		if err := n.Sleep(ctx, 500*time.Millisecond); err != nil {
+			return err
+		}
+		qs := n.Queues()
+		q := qs[len(qs)-1]
+		n.Note("broken_queue", q)
+		return n.BreakQueue(ctx, q, broken)
+	}
 	return s
 }
 
@@ -223,18 +267,21 @@ func mysqlLatency() runner.Scenario {
 func mysqlOutage() runner.Scenario {
 	s := base("mysql-outage", "MySQL unreachable for 3 s: claims stall, unfinished claims are recovered after the lease", 2, 400)
 	s.Schedule = networkOnce("mysql", faultproxy.Fault{Kind: faultproxy.Down}, 3*time.Second, false)
+	s.Landing = []history.Requirement{{Fault: history.LandOutageStalled, Target: "mysql", AtLeast: 5}}
 	return s
 }
 
 func lostReplyRedis() runner.Scenario {
 	s := base("lost-reply-redis", "a BullMQ add reaches Redis but its reply is lost: the retry must not make a second job", 2, 400)
 	s.Schedule = networkOnce("redis", faultproxy.Fault{Kind: faultproxy.LostReplyRedisAdd}, 3*time.Second, true)
+	s.Landing = []history.Requirement{{Fault: history.LandLostReply, AtLeast: 1, Planned: 2}}
 	return s
 }
 
 func lostReplyMySQLCommit() runner.Scenario {
 	s := base("lost-reply-mysql-commit", "a COMMIT reaches MySQL but its reply is lost: the dispatcher must not assume either outcome", 2, 400)
 	s.Schedule = networkOnce("mysql", faultproxy.Fault{Kind: faultproxy.LostReplyMySQLCommit}, 3*time.Second, true)
+	s.Landing = []history.Requirement{{Fault: history.LandLostReply, AtLeast: 1, Planned: 2}}
 	return s
 }
 
@@ -279,5 +326,6 @@ func redisRestart() runner.Scenario {
 		}
 		return n.RestartServer(ctx, "redis", time.Second)
 	}
+	s.Landing = []history.Requirement{{Fault: history.LandOutageStalled, Target: "redis", AtLeast: 1}}
 	return s
 }

@@ -164,34 +164,54 @@ func (ix *index) deadOwnerClaims() int {
 }
 
 // outageEvents counts events with a transient failure inside an outage
-// (down or blackhole) of target, widened by the publish timeout and
-// ClockSlack; with stalled, also events whose claim was held across the
-// outage's start and outlived its end.
+// (down, blackhole, or a server restart) of target, widened by the publish
+// timeout and ClockSlack. With stalled it also counts events the outage
+// held up: a claim held across its start that outlived its end, or an
+// event produced early enough inside it to be claimed there (two polls and
+// ClockSlack before its end) but first claimed after it.
 func (ix *index) outageEvents(target string, stalled bool) int {
 	hit := map[int64]bool{}
-	tail := ix.run.Meta.Tuning.PublishTimeout.D() + ClockSlack
+	tn := ix.run.Meta.Tuning
+	tail := tn.PublishTimeout.D() + ClockSlack
 	for _, f := range ix.run.Faults {
-		if (f.Kind != "down" && f.Kind != "blackhole") || (f.Target != target && !strings.HasPrefix(f.Target, target+"/")) {
+		if !outageKind(f.Kind) || (f.Target != target && !strings.HasPrefix(f.Target, target+"/")) {
 			continue
 		}
 		end := faultEnd(ix.run, f)
-		for id, ts := range ix.outbox {
-			for _, t := range ts {
-				if classify(t) == moveFailure && !t.At.Before(f.Start) && !t.At.After(end.Add(tail)) {
-					hit[id] = true
-				}
-			}
-			if !stalled {
-				continue
-			}
-			for _, h := range ix.holds[id] {
-				if !h.Start.After(f.Start) && (h.End == nil || h.End.At.After(end)) {
-					hit[id] = true
-				}
+		for _, e := range ix.events {
+			if ix.failedInside(e.ID, f.Start, end.Add(tail)) || (stalled && ix.stalledBy(e, f.Start, end)) {
+				hit[e.ID] = true
 			}
 		}
 	}
 	return len(hit)
+}
+
+func outageKind(kind string) bool {
+	return kind == "down" || kind == "blackhole" || kind == "server-restart"
+}
+
+func (ix *index) failedInside(event int64, from, to time.Time) bool {
+	for _, t := range ix.outbox[event] {
+		if classify(t) == moveFailure && !t.At.Before(from) && !t.At.After(to) {
+			return true
+		}
+	}
+	return false
+}
+
+func (ix *index) stalledBy(e history.Event, from, to time.Time) bool {
+	hs := ix.holds[e.ID]
+	for _, h := range hs {
+		if !h.Start.After(from) && (h.End == nil || h.End.At.After(to)) {
+			return true
+		}
+	}
+	latest := to.Add(-2*ix.run.Meta.Tuning.PollInterval.D() - ClockSlack)
+	if e.Produced.Before(from) || e.Produced.After(latest) {
+		return false
+	}
+	return len(hs) == 0 || hs[0].Start.After(to)
 }
 
 // anyHold tells whether some claim owned by instance satisfies ok.

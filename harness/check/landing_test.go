@@ -159,3 +159,14 @@ func TestI2ExpectsFailedEventsWhoseQueueWasBrokenForAllTheirAttempts(t *testing.
 	require.Equal(t, Pass, r.Verdict, r.Reason)
 	require.Contains(t, r.Reason, "1 more ended failed as expected")
 }
+
+func TestLandingOutageStalledCountsEventsLeftUnclaimedThroughIt(t *testing.T) {
+	b := newBuilder("mysql-outage").start(0, "d1")
+	b.fault("down", "mysql", 1000, 4000)
+	b.produce(1, "job-1", history.KindValid, 1500).claim(1, "d1", 4100).publish(1, 4150) // held up
+	b.produce(2, "job-2", history.KindValid, 3900).claim(2, "d1", 4100).publish(2, 4150) // too late to tell
+	b.produce(3, "job-3", history.KindValid, 1500).claim(3, "d1", 1550).publish(3, 1600) // claimed inside: not held up
+	run := b.finish(5000, 6000, true)
+	require.Equal(t, 1, require1(t, run, history.Requirement{Fault: history.LandOutageStalled, Target: "mysql", AtLeast: 1}).Landed)
+	require.Zero(t, require1(t, run, history.Requirement{Fault: history.LandOutageFailed, Target: "mysql", AtLeast: 1}).Landed)
+}

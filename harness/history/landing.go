@@ -21,10 +21,11 @@ const (
 	// reached the server.
 	LandLostReply = "lost-reply"
 	// LandOutageFailed: an event met a transient failure inside an outage
-	// of Target ("redis", "mysql"): down or blackhole.
+	// of Target ("redis", "mysql"): down, blackhole or a server restart.
 	LandOutageFailed = "outage-failed"
 	// LandOutageStalled: an event met a transient failure inside an outage
-	// of Target, or a claim held across its start outlived it.
+	// of Target, a claim held across its start outlived it, or an event
+	// produced inside it was first claimed only after it.
 	LandOutageStalled = "outage-stalled"
 	// LandQueueError: Redis answered an add to the broken queue with the
 	// queue-error fault's error reply.
