@@ -136,7 +136,7 @@ func (ix *index) zombiePauses() int {
 	n := 0
 	for _, p := range pauses(ix.run) {
 		if ix.anyHold(p.Instance, func(h hold) bool {
-			if h.Until == nil || h.Until.Before(p.From) || h.Until.After(p.To) || h.Start.After(p.From) {
+			if h.Until == nil || h.Until.Before(p.From) || h.Until.After(p.To) {
 				return false
 			}
 			return (h.End == nil || !h.End.At.Before(*h.Until)) && ix.createdBy(h.Event, *h.Until)
@@ -285,8 +285,11 @@ type pause struct {
 }
 
 // pauses lists every SIGSTOP to its SIGCONT (or to the heal), and every
-// sleep at a crash point: a crashpoint process event inside a pause-at
-// fault window of that point, lasting the fault's "for".
+// pause-at fault window: a sleep at a crash point prints nothing, so the
+// instance the fault started in its slot (a "start" process event of that
+// slot inside the window) counts as paused for the whole window. Its lease
+// can only run out unfinished there if it stalled: it is alive, and its
+// heartbeats would have moved the lease on.
 func pauses(run history.Run) []pause {
 	var out []pause
 	stopped := map[string]time.Time{}
@@ -299,30 +302,23 @@ func pauses(run history.Run) []pause {
 				out = append(out, pause{p.Instance, from, p.At})
 				delete(stopped, p.Instance)
 			}
-		case "crashpoint":
-			if d, ok := sleepAt(run, p); ok {
-				out = append(out, pause{p.Instance, p.At, p.At.Add(d)})
-			}
 		}
 	}
 	for inst, from := range stopped {
 		out = append(out, pause{inst, from, runEnd(run)})
 	}
-	return out
-}
-
-// sleepAt finds the pause-at fault whose window holds a crash point event
-// of its point, and returns the sleep's length.
-func sleepAt(run history.Run, p history.ProcessEvent) (time.Duration, bool) {
 	for _, f := range run.Faults {
-		if f.Kind != "pause-at" || f.Params["point"] != p.Detail || p.At.Before(f.Start) || p.At.After(faultEnd(run, f)) {
+		if f.Kind != "pause-at" {
 			continue
 		}
-		if d, err := time.ParseDuration(f.Params["for"]); err == nil {
-			return d, true
+		end := faultEnd(run, f)
+		for _, p := range run.Processes {
+			if p.Action == "start" && p.Detail == "slot "+f.Target && !p.At.Before(f.Start) && !p.At.After(end) {
+				out = append(out, pause{p.Instance, p.At, end})
+			}
 		}
 	}
-	return 0, false
+	return out
 }
 
 // faultEnd is a fault's end, or the run's end while it was still active.

@@ -73,14 +73,23 @@ func TestLandingZombiePauses(t *testing.T) {
 }
 
 func TestLandingZombieSleepAtACrashPoint(t *testing.T) {
-	b := newBuilder("zombie").start(0, "d1-1")
-	b.produce(1, "job-1", history.KindValid, 10)
+	b := newBuilder("zombie").start(0, "d1")
+	b.produce(1, "job-1", history.KindValid, 10).produce(2, "job-2", history.KindValid, 10)
 	b.fault("pause-at", "d1", 50, 9000)
 	withParams(b, map[string]string{"point": "after-enqueue", "for": "5s"})
-	b.claim(1, "d1-1", 100).add("ai-default", "job-1", "job-1", 150)
-	b.run.Processes = append(b.run.Processes, history.ProcessEvent{Instance: "d1-1", Action: "crashpoint", Detail: "after-enqueue", At: ms(160)})
+	b.run.Processes = append(b.run.Processes, history.ProcessEvent{Instance: "d1r1", Action: "start", Detail: "slot d1", At: ms(60)})
+	b.claim(1, "d1r1", 100).add("ai-default", "job-1", "job-1", 150)
+	b.takeover(1, "d2", 2200).publish(1, 2250)
 	run := b.finish(9100, 9500, true)
 	require.True(t, require1(t, run, history.Requirement{Fault: history.LandZombie, AtLeast: 1}).Met)
+
+	// The same claim without its add: the pause did not land where fencing matters.
+	b = newBuilder("zombie").start(0, "d1")
+	b.produce(1, "job-1", history.KindValid, 10)
+	b.fault("pause-at", "d1", 50, 9000)
+	b.run.Processes = append(b.run.Processes, history.ProcessEvent{Instance: "d1r1", Action: "start", Detail: "slot d1", At: ms(60)})
+	b.claim(1, "d1r1", 100).takeover(1, "d2", 2200).add("ai-default", "job-1", "job-1", 2210).publish(1, 2250)
+	require.False(t, require1(t, b.finish(9100, 9500, true), history.Requirement{Fault: history.LandZombie, AtLeast: 1}).Met)
 }
 
 func TestLandingCountsTheHarnesssOwnFaultCounts(t *testing.T) {

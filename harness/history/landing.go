@@ -11,7 +11,7 @@ const (
 	// was not yet written.
 	LandCrashWindow = "crash-window"
 	// LandZombie: an instance was paused (SIGSTOP, or a sleep at a crash
-	// point) while the lease of a claim it held ran out, with the job
+	// point: the pause-at fault's window) while the lease of a claim it held ran out, with the job
 	// already created and the finalize not yet written.
 	LandZombie = "zombie"
 	// LandDeadOwner: an instance died holding a claim that was not closed
