@@ -11,7 +11,8 @@ import (
 )
 
 // Open resolves an --adapter argument: "reference" is the built-in reference
-// dispatcher; "mutant:NAME" one of the broken dispatchers of package mutants;
+// dispatcher; "mutant:NAME" one of the broken dispatchers of package mutants
+// ("mutant:NAME:blackbox": the same, with its crash points hidden);
 // a path ending in .yaml or .yml is a manifest (see package manifest).
 func Open(name string) (supervisor.Adapter, error) {
 	switch {

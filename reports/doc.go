@@ -81,16 +81,17 @@
 //	  "2s"), waived {invariant id: reason}, exercises [invariant ids the
 //	  scenario exists to exercise], started, healed, ended (RFC 3339 UTC),
 //	  quiesced (drain reached quiet), consumer (a consumer ran),
-//	  remove_on_complete
-//	verdict          "pass" | "fail" | "unknown": check.Fold of the
-//	                 invariants and run.exercises. Waived invariants do not
+//	  remove_on_complete, landing [{fault, target, at_least, planned}]
+//	verdict          "pass" | "fail" | "unknown": check.Decide: check.Fold
+//	                 of the invariants and run.exercises, made unknown when
+//	                 a landing requirement is not met (a fail stays a fail). Waived invariants do not
 //	                 count; fail when one fails; unknown when one is unknown,
 //	                 when one of run.exercises is "not-exercised", when none
 //	                 passed, or when there is no result at all; else pass
 //	verdict_reason   one line saying why the verdict is not a pass (which
 //	                 invariants failed, could not be decided, or had nothing
-//	                 to check though the scenario exists for them); absent
-//	                 for a pass
+//	                 to check though the scenario exists for them, or which
+//	                 fault did not land); absent for a pass
 //	findings         []check.Finding, always present (maybe empty), largest
 //	                 first; violations of the failed, required invariants
 //	                 that share an event or job id, folded by the invariants
@@ -100,6 +101,10 @@
 //	  [contract rules named], events [ids], jobs [ids], instances,
 //	  violations []{invariant, index}: indexes into that invariant's
 //	  violations, the lead first
+//	landing          []check.Landing, the scenario's landing requirements
+//	                 judged on the history (always a list, maybe empty):
+//	  fault, target, needed, planned, landed, met, reason ("2 of 8 planned
+//	  kills fell inside an add->finalize window; 6 needed")
 //	invariants       []check.Result, I1..I9 in order, redacted:
 //	  id, name, verdict ("pass" | "fail" | "unknown" | "not-exercised": the
 //	  run gave it nothing to check; fails nothing, claims nothing), reason

@@ -39,6 +39,7 @@ type runPage struct {
 	Findings      []findingView
 	FindingsMore  int
 	Invariants    []invariantRow
+	Landing       []landingRow
 	Violated      []violatedInvariant
 	Timeline      timeline
 	Backlog       chart
@@ -58,6 +59,22 @@ type invariantRow struct {
 	Takeover                                         string // I8's takeover delays, when measured
 	Exercised                                        bool   // the scenario exists to exercise it
 	Violations                                       int
+}
+
+type landingRow struct {
+	Fault, Class, State, Reason string
+}
+
+func landingRows(ls []check.Landing) []landingRow {
+	out := make([]landingRow, 0, len(ls))
+	for _, l := range ls {
+		row := landingRow{Fault: l.Fault, Class: "pass", State: "LANDED", Reason: l.Reason}
+		if !l.Met {
+			row.Class, row.State = "unknown", "DID NOT LAND"
+		}
+		out = append(out, row)
+	}
+	return out
 }
 
 type violatedInvariant struct {
@@ -111,6 +128,7 @@ func newRunPage(run history.Run, res Results) runPage {
 		Latency:       res.Latency,
 		Exercises:     strings.Join(res.Run.Exercises, ", "),
 		Invariants:    invariantRows(res.Invariants, res.Run.Exercises),
+		Landing:       landingRows(res.Landing),
 		Timeline:      buildTimeline(run, s),
 		Backlog:       backlogChart(run, ix, s),
 		LatencyChart:  latencyChart(run, ix, s),
@@ -169,6 +187,12 @@ func headline(res Results) string {
 			unknown = append(unknown, r.ID+" "+r.Name)
 		}
 	}
+	var missed []string
+	for _, l := range res.Landing {
+		if !l.Met {
+			missed = append(missed, l.Fault)
+		}
+	}
 	w := ""
 	if waived > 0 {
 		w = fmt.Sprintf(" (%d waived by the scenario)", waived)
@@ -178,6 +202,8 @@ func headline(res Results) string {
 		return "No checker result was recorded for this run."
 	case len(failed) > 0:
 		return fmt.Sprintf("%s; %d of %d required invariants violated: %s.", count(len(res.Findings), "finding", "findings"), len(failed), required, strings.Join(failed, ", "))
+	case len(missed) > 0:
+		return fmt.Sprintf("No violation found, but the verdict does not count: %d of %d faults did not land where they matter (%s).", len(missed), len(res.Landing), strings.Join(missed, ", "))
 	case len(unknown) > 0 || len(owedIdle) > 0:
 		var parts []string
 		if len(unknown) > 0 {

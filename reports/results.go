@@ -21,15 +21,18 @@ type Results struct {
 	SchemaVersion int           `json:"schema_version"`
 	Run           history.Meta  `json:"run"`
 	Verdict       check.Verdict `json:"verdict"`
-	// VerdictReason says why the verdict is not a pass (check.Fold).
-	VerdictReason string           `json:"verdict_reason,omitempty"`
-	Findings      []check.Finding  `json:"findings"`
-	Invariants    []check.Result   `json:"invariants"`
-	Counts        Counts           `json:"counts"`
-	Latency       Latency          `json:"latency"`
-	Duration      history.Duration `json:"duration"`
-	Faults        []history.Fault  `json:"faults"`
-	Gaps          []history.Gap    `json:"gaps"`
+	// VerdictReason says why the verdict is not a pass (check.Decide).
+	VerdictReason string          `json:"verdict_reason,omitempty"`
+	Findings      []check.Finding `json:"findings"`
+	Invariants    []check.Result  `json:"invariants"`
+	// Landing is the scenario's landing requirements, judged: one not met
+	// makes a run without violations unknown.
+	Landing  []check.Landing  `json:"landing"`
+	Counts   Counts           `json:"counts"`
+	Latency  Latency          `json:"latency"`
+	Duration history.Duration `json:"duration"`
+	Faults   []history.Fault  `json:"faults"`
+	Gaps     []history.Gap    `json:"gaps"`
 }
 
 // Counts are the run's sizes.
@@ -63,7 +66,11 @@ type Latency struct {
 // caller's values are not modified.
 func Build(run history.Run, results []check.Result) Results {
 	ix := indexRun(run)
-	verdict, reason := check.Fold(results, run.Meta.Exercises)
+	landing := check.CheckLanding(run)
+	if landing == nil {
+		landing = []check.Landing{}
+	}
+	verdict, reason := check.Decide(results, run.Meta.Exercises, landing)
 	invariants := redactResults(results)
 	return Results{
 		SchemaVersion: SchemaVersion,
@@ -72,6 +79,7 @@ func Build(run history.Run, results []check.Result) Results {
 		VerdictReason: Redact(reason),
 		Findings:      findingsOf(invariants),
 		Invariants:    invariants,
+		Landing:       landing,
 		Counts:        countRun(run, ix),
 		Latency:       summarizeLatency(ix.latencies()),
 		Duration:      history.Duration(runSpan(run).duration()),

@@ -23,7 +23,7 @@ func All() []runner.Scenario {
 	list := []runner.Scenario{
 		baseline(), crashWindow(), crashPoints(), contention(), leaseExpiry(), zombie(),
 		redisLatency(), redisOutage(), mysqlLatency(), mysqlOutage(),
-		lostReplyRedis(), lostReplyMySQLCommit(), poison(), gracefulShutdown(),
+		queueError(), lostReplyRedis(), lostReplyMySQLCommit(), poison(), gracefulShutdown(),
 		dedupeHorizon(), redisRestart(), Random(),
 	}
 	return list
@@ -98,6 +98,8 @@ func crashWindow() runner.Scenario {
 	s.Exercises = []string{"I1"}
 	crashes := 8
 	s.Params["crashes"] = fmt.Sprint(crashes)
+	// A crash outside the window proves nothing about step 8.
+	s.Landing = []history.Requirement{{Fault: history.LandCrashWindow, AtLeast: 6, Planned: crashes}}
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		for i := 0; i < crashes; i++ {
 			slot := n.Pick()
@@ -123,6 +125,13 @@ func crashPoints() runner.Scenario {
 	s.Exercises = []string{"I1", "I8"}
 	points := contract.CrashPointNames()
 	s.Params["points"] = strings.Join(points, ",")
+	// after-enqueue and before-finalize-commit (twice each) crash inside
+	// the add->finalize window; all but after-finalize-commit leave claims
+	// of a dead owner.
+	s.Landing = []history.Requirement{
+		{Fault: history.LandCrashWindow, AtLeast: 3},
+		{Fault: history.LandDeadOwner, AtLeast: 4},
+	}
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		for round := 0; round < 2; round++ {
 			for _, p := range points {
@@ -149,6 +158,7 @@ func leaseExpiry() runner.Scenario {
 	s := base("lease-expiry", "instances die holding claims (a crash right after the claim, or SIGKILL mid-load): the claims are recovered after the lease", 3, 600)
 	s.Rate = 150
 	s.Exercises = []string{"I8"}
+	s.Landing = []history.Requirement{{Fault: history.LandDeadOwner, AtLeast: 2}}
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		for i := 0; i < 4; i++ {
 			var err error
@@ -182,6 +192,7 @@ func zombie() runner.Scenario {
 	// code, so the history shows a live owner finishing late, not a dead one.
 	s.Exercises = []string{"I5"}
 	lease := s.Tuning.Lease.D()
+	s.Landing = []history.Requirement{{Fault: history.LandZombie, AtLeast: 1, Planned: 2}}
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		if n.HasCrashPoints() {
 			return both(ctx,
@@ -265,6 +276,39 @@ func redisOutage() runner.Scenario {
 	// (the reference) has no transient failure here; backoff and bounded
 	// attempts are exercised for every dispatcher by queue-error.
 	s.Schedule = networkOnce("redis", faultproxy.Fault{Kind: faultproxy.Down}, 6*time.Second, false)
+	// A dispatcher that queues its commands while disconnected, or runs no
+	// round while Redis is down, meets no failure: backoff went unexercised.
+	s.Landing = []history.Requirement{{Fault: history.LandOutageFailed, Target: "redis", AtLeast: 5}}
+	return s
+}
+
+// queueError breaks the last queue of the allowlist: Redis answers every
+// write to its keys (the adds) with an error reply for longer than the
+// retry budget, while the other queue flows. Unlike an outage it cannot be
+// waited out or queued by a client, so every dispatcher meets transient
+// failures: backoff between attempts (I6), failed at max attempts (I7).
+// Expected failed, so not required published by I2: the valid events of the
+// broken queue each of whose attempts ended while the queue was broken (in
+// practice those claimed during the break); every other valid event, those
+// of the other queue and those of the broken one claimed before the break
+// or retried after it, must be published.
+func queueError() runner.Scenario {
+	s := base("queue-error", "Redis refuses every add to one queue with an error reply for 6 s, longer than the retry budget, while the other queue flows: backoff grows, its events end failed at max attempts", 2, 400)
+	s.Tuning.MaxAttempts = 4
+	s.Tuning.BackoffBase = history.Duration(100 * time.Millisecond)
+	s.Tuning.BackoffMax = history.Duration(time.Second)
+	broken := 6 * time.Second
+	s.Params["broken_for"] = broken.String()
+	s.Landing = []history.Requirement{{Fault: history.LandQueueError, AtLeast: 10}}
+	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+		if err := n.Sleep(ctx, 500*time.Millisecond); err != nil {
+			return err
+		}
+		qs := n.Queues()
+		q := qs[len(qs)-1]
+		n.Note("broken_queue", q)
+		return n.BreakQueue(ctx, q, broken)
+	}
 	return s
 }
 
@@ -277,6 +321,7 @@ func mysqlLatency() runner.Scenario {
 func mysqlOutage() runner.Scenario {
 	s := base("mysql-outage", "MySQL unreachable for 3 s: claims stall, unfinished claims are recovered after the lease; every valid event ends published", 2, 400)
 	s.Schedule = networkOnce("mysql", faultproxy.Fault{Kind: faultproxy.Down}, 3*time.Second, false)
+	s.Landing = []history.Requirement{{Fault: history.LandOutageStalled, Target: "mysql", AtLeast: 5}}
 	return s
 }
 
@@ -284,6 +329,7 @@ func lostReplyRedis() runner.Scenario {
 	s := base("lost-reply-redis", "a BullMQ add reaches Redis but its reply is lost: the retry must not make a second job", 2, 400)
 	s.Exercises = []string{"I1"}
 	s.Schedule = networkOnce("redis", faultproxy.Fault{Kind: faultproxy.LostReplyRedisAdd}, 3*time.Second, true)
+	s.Landing = []history.Requirement{{Fault: history.LandLostReply, AtLeast: 1, Planned: 2}}
 	return s
 }
 
@@ -291,6 +337,7 @@ func lostReplyMySQLCommit() runner.Scenario {
 	s := base("lost-reply-mysql-commit", "a COMMIT reaches MySQL but its reply is lost: the dispatcher must not assume either outcome", 2, 400)
 	s.Exercises = []string{"I1", "I3"}
 	s.Schedule = networkOnce("mysql", faultproxy.Fault{Kind: faultproxy.LostReplyMySQLCommit}, 3*time.Second, true)
+	s.Landing = []history.Requirement{{Fault: history.LandLostReply, AtLeast: 1, Planned: 2}}
 	return s
 }
 
@@ -336,6 +383,7 @@ func redisRestart() runner.Scenario {
 		}
 		return n.RestartServer(ctx, "redis", time.Second)
 	}
+	s.Landing = []history.Requirement{{Fault: history.LandOutageStalled, Target: "redis", AtLeast: 1}}
 	return s
 }
 

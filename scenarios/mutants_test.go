@@ -146,3 +146,56 @@ func requireReportExplains(t *testing.T, o runner.Outcome, r check.Result) {
 	require.Contains(t, string(junit), r.ID)
 	require.Contains(t, string(junit), "<failure")
 }
+
+// blackBoxScenarios are the mutant scenarios whose schedule takes another
+// path for a dispatcher without crash points (window trap instead of
+// after-enqueue crashes, SIGKILL and SIGSTOP from outside instead of crash
+// and sleep points), plus queue-error, the failure every dispatcher meets,
+// for the backoff and attempts mutants. crash-points needs crash points and
+// would be skipped; the network scenarios are the same for a black box.
+var blackBoxScenarios = map[string]string{
+	"crash-window": "crash-window", "lease-expiry": "lease-expiry", "zombie": "zombie",
+	"redis-outage": "queue-error",
+}
+
+// The "prove it on black boxes": every mutant whose scenario has a
+// black-box path runs with its crash points hidden (mutant:NAME:blackbox)
+// and must never pass: its invariant fails, or the run is unknown because a
+// fault did not land where it matters. Nine runs in sequence, about two to
+// three minutes on two cores.
+func TestBlackBoxMutantsNeverPass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end runs are skipped with -short")
+	}
+	e := openLocal(t)
+	work := filepath.Join(t.TempDir(), "work")
+	for _, m := range mutants.Catalog() {
+		scenario, ok := blackBoxScenarios[m.Scenario]
+		if !ok {
+			continue
+		}
+		t.Run(m.Name, func(t *testing.T) {
+			v := mutantScenario(t, scenario)
+			a, err := mutants.Adapter(m.Name + mutants.BlackBoxSuffix)
+			require.NoError(t, err)
+			require.False(t, a.Capabilities().CrashPoints)
+			started := time.Now()
+			o := runVariant(t, e, v, a, work)
+			r := resultOf(t, o, m.Invariant)
+			require.NotEqual(t, check.Pass, o.Verdict, "black-box mutant %s passed %s (run folder %s)", m.Name, v.Name, o.Dir)
+			if r.Verdict == check.Fail {
+				t.Logf("black box caught: mutant %s, %s in %s, %.1f s: %s", m.Name, r.ID, v.Name, time.Since(started).Seconds(), r.Reason)
+				return
+			}
+			var missed []string
+			for _, l := range o.Landing {
+				if !l.Met {
+					missed = append(missed, l.Reason)
+				}
+			}
+			require.NotEmpty(t, missed, "mutant %s: %s is %s but every fault landed (run folder %s)", m.Name, r.ID, r.Verdict, o.Dir)
+			require.Equal(t, check.Unknown, o.Verdict)
+			t.Logf("black box unknown: mutant %s in %s, %.1f s: %s did not land: %v", m.Name, v.Name, time.Since(started).Seconds(), r.ID, missed)
+		})
+	}
+}

@@ -14,13 +14,28 @@ import (
 // runs the same binary, built once per work directory.
 const Package = "github.com/outboxchaos/outboxchaos/adapters/mutants/cmd/mutant"
 
+// BlackBoxSuffix, after a mutant's name ("no-job-id:blackbox"), runs it as
+// a black box: it declares no crash points, and OUTBOX_FAILPOINTS is never
+// passed to it, so the harness must trap its windows from outside, as for
+// any other team's dispatcher.
+const BlackBoxSuffix = ":blackbox"
+
 // Adapter returns the adapter of the named mutant: the reference adapter's
-// build and contract, with OUTBOXCHAOS_MUTANT set for every instance.
+// build and contract, with OUTBOXCHAOS_MUTANT set for every instance. A
+// name ending in BlackBoxSuffix is the same mutant as a black box, named
+// "mutant-<name>-blackbox" in reports.
 func Adapter(name string) (supervisor.Adapter, error) {
-	if _, err := Lookup(name); err != nil {
+	bug, blackbox := strings.CutSuffix(name, BlackBoxSuffix)
+	if _, err := Lookup(bug); err != nil {
 		return nil, err
 	}
-	return newAdapter("mutant-"+name, dispatcher.EnvMutant, name, supervisor.TuningVariables())
+	a, err := newAdapter("mutant-"+bug, dispatcher.EnvMutant, bug, supervisor.TuningVariables())
+	if err != nil || !blackbox {
+		return a, err
+	}
+	a.name += "-blackbox"
+	a.blackbox = true
+	return a, nil
 }
 
 // BaseAdapter returns the adapter of the correct base dispatcher (no bug):
@@ -58,6 +73,8 @@ type adapter struct {
 	envVar string // EnvMutant, EnvMode, or "" for the base
 	value  string
 	tuning []string
+	// blackbox hides the crash points: none declared, none passed.
+	blackbox bool
 }
 
 func newAdapter(name, envVar, value string, tuning []string) (*adapter, error) {
@@ -72,9 +89,10 @@ func newAdapter(name, envVar, value string, tuning []string) (*adapter, error) {
 // or the mode's name.
 func (a *adapter) Name() string { return a.name }
 
-// Capabilities: the tuning it honours, crash points and a graceful SIGTERM.
+// Capabilities: the tuning it honours, crash points (unless a black box)
+// and a graceful SIGTERM.
 func (a *adapter) Capabilities() supervisor.Capabilities {
-	return supervisor.Capabilities{Tuning: append([]string(nil), a.tuning...), CrashPoints: true, GracefulTerm: true}
+	return supervisor.Capabilities{Tuning: append([]string(nil), a.tuning...), CrashPoints: !a.blackbox, GracefulTerm: true}
 }
 
 // Spec is the reference adapter's, with the harness's own selection
@@ -86,6 +104,9 @@ func (a *adapter) Spec(inst supervisor.Instance) (supervisor.Spec, error) {
 	}
 	var env []string
 	for _, kv := range spec.Env {
+		if a.blackbox && strings.HasPrefix(kv, supervisor.EnvFailpoints+"=") {
+			continue
+		}
 		if !strings.HasPrefix(kv, dispatcher.EnvMutant+"=") && !strings.HasPrefix(kv, dispatcher.EnvMode+"=") {
 			env = append(env, kv)
 		}

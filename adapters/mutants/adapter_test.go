@@ -77,6 +77,26 @@ func TestAdaptersDeclareTheirCapabilities(t *testing.T) {
 	require.ErrorContains(t, err, "use one of nest-single, global-lock-batch20")
 }
 
+func TestABlackBoxMutantHidesItsCrashPoints(t *testing.T) {
+	a, err := mutants.Adapter(dispatcher.BugNoJobID + mutants.BlackBoxSuffix)
+	require.NoError(t, err)
+	require.Equal(t, "mutant-"+dispatcher.BugNoJobID+"-blackbox", a.Name())
+	c := a.Capabilities()
+	require.False(t, c.CrashPoints, "declared absent")
+	require.True(t, c.GracefulTerm)
+	require.NoError(t, a.Prepare(testCtx(t), t.TempDir()))
+	spec, err := a.Spec(supervisor.Instance{Slot: "d1", ID: "d1", Env: map[string]string{
+		supervisor.EnvInstanceID: "d1", supervisor.EnvFailpoints: "after-enqueue=crash",
+	}})
+	require.NoError(t, err)
+	require.Contains(t, spec.Env, "OUTBOXCHAOS_MUTANT="+dispatcher.BugNoJobID, "still the same bug")
+	for _, kv := range spec.Env {
+		require.NotContains(t, kv, supervisor.EnvFailpoints+"=", "never passed to a black box")
+	}
+	_, err = mutants.Adapter("nope" + mutants.BlackBoxSuffix)
+	require.ErrorContains(t, err, "unknown mutant")
+}
+
 // servers is a private database with the reference schema and a private
 // Redis, and the contract environment pointing at them.
 type servers struct {

@@ -44,6 +44,8 @@
 //	                          outboxchaos_lost_reply_redis_watch (upstream)
 //	lost-reply-mysql-commit   outboxchaos_lost_reply_mysql_drop (downstream), then
 //	                          outboxchaos_lost_reply_mysql_watch (upstream)
+//	queue-error               outboxchaos_queue_error_rewrite (downstream), then
+//	                          outboxchaos_queue_error_refuse (upstream)
 //
 // # Lost replies
 //
@@ -101,6 +103,32 @@
 // and only until it is complete, so it never stalls other traffic.
 // Streamed RESP3 types, which Redis does not send, stop the parsing; the
 // connection then passes untouched.
+//
+// # Redis: a broken queue (queue-error)
+//
+// Redis answers every command that writes a key of one queue
+// ("<Prefix>:<Queue>:...") with an error reply, as it would for a broken key
+// or a misconfigured queue, and everything else works: reads of that queue,
+// other queues, other keys. Unlike an outage, it cannot be waited out or
+// queued by a client, so every dispatcher meets transient failures.
+//
+// The refuser (upstream) holds each request until its name is known; a
+// write is held to its end (at most 16 MiB, then it passes unexamined) and
+// judged by the keys it writes: the KEYS of EVAL, EVALSHA and FCALL
+// (numkeys, then the keys), the key arguments of a write command (SET,
+// HSET, LPUSH, XADD, ZADD, DEL, MSET, LMOVE, ...). EVAL_RO, FCALL_RO and
+// plain reads are never refused. A refused request is replaced by
+// "<token>", an unknown command, so Redis itself answers it with an error
+// reply at its own place in the reply stream: pipelined replies stay in
+// order, and inside MULTI the command is rejected while queued, so EXEC
+// discards the whole transaction (EXECABORT), as Redis does for any
+// command rejected while queued. The rewriter (downstream) turns that
+// error ("-ERR unknown command '<token>'...") into
+// "-ERR outboxchaos: queue <Queue> is broken"; it holds each top-level
+// reply only until its header line is complete. The fault counts the
+// requests refused and the error replies rewritten (Proxy.Refused). A
+// token answered after the fault was removed reaches the client as Redis's
+// unknown-command error, still an error reply.
 //
 // # MySQL: packet parsing (lost-reply-mysql-commit)
 //

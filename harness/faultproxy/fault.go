@@ -20,6 +20,7 @@ const (
 	Slicer               Kind = "slicer"
 	LostReplyRedisAdd    Kind = "lost-reply-redis-add"
 	LostReplyMySQLCommit Kind = "lost-reply-mysql-commit"
+	QueueError           Kind = "queue-error"
 )
 
 // Directions a toxic can act on.
@@ -32,7 +33,7 @@ const (
 
 // Kinds lists every fault kind in a fixed order.
 func Kinds() []Kind {
-	return []Kind{Latency, Blackhole, Reset, Down, Bandwidth, Slicer, LostReplyRedisAdd, LostReplyMySQLCommit}
+	return []Kind{Latency, Blackhole, Reset, Down, Bandwidth, Slicer, LostReplyRedisAdd, LostReplyMySQLCommit, QueueError}
 }
 
 // Fault describes one network fault. Only the fields of its Kind may be set;
@@ -60,6 +61,9 @@ type Fault struct {
 	// Probability (lost reply) that a matching request loses its reply,
 	// drawn from the run's seeded randomness; 0 means 1.
 	Probability float64
+	// Queue (queue-error, required) is the BullMQ queue whose writes Redis
+	// refuses; Prefix is its key prefix, "bull" when empty.
+	Queue, Prefix string
 }
 
 // field is one optional Fault field, for the per-kind applicability check.
@@ -79,6 +83,8 @@ var fields = []field{
 	{"Delay", func(f Fault) bool { return f.Delay != 0 }},
 	{"Times", func(f Fault) bool { return f.Times != 0 }},
 	{"Probability", func(f Fault) bool { return f.Probability != 0 }},
+	{"Queue", func(f Fault) bool { return f.Queue != "" }},
+	{"Prefix", func(f Fault) bool { return f.Prefix != "" }},
 }
 
 // applies lists, per kind, the fields it reads.
@@ -91,6 +97,7 @@ var applies = map[Kind][]string{
 	Slicer:               {"Direction", "Average", "Size", "Delay"},
 	LostReplyRedisAdd:    {"Times", "Probability"},
 	LostReplyMySQLCommit: {"Times", "Probability"},
+	QueueError:           {"Queue", "Prefix"},
 }
 
 // Validate reports the first thing wrong with f, saying what to fix.
@@ -135,6 +142,8 @@ func (f Fault) validateKind() error {
 		}
 	case Slicer:
 		return f.validateSlicer()
+	case QueueError:
+		return f.validateQueue()
 	case LostReplyRedisAdd, LostReplyMySQLCommit:
 		if f.Times < 0 {
 			return fmt.Errorf("times %d: want >= 0 (0 means once)", f.Times)
@@ -173,6 +182,26 @@ func (f Fault) validateSlicer() error {
 		return fmt.Errorf("delay %d µs: want >= 0", f.Delay)
 	}
 	return nil
+}
+
+func (f Fault) validateQueue() error {
+	if f.Queue == "" {
+		return errors.New("queue is empty: name the BullMQ queue whose adds Redis must refuse")
+	}
+	for _, v := range []struct{ name, s string }{{"queue", f.Queue}, {"prefix", f.Prefix}} {
+		if strings.IndexFunc(v.s, func(r rune) bool { return r <= ' ' || r == 0x7f || r == ':' }) >= 0 {
+			return fmt.Errorf("%s %q: no whitespace, control characters or ':'", v.name, v.s)
+		}
+	}
+	return nil
+}
+
+// prefix returns a queue-error fault's key prefix, defaulting to "bull".
+func (f Fault) prefix() string {
+	if f.Prefix == "" {
+		return "bull"
+	}
+	return f.Prefix
 }
 
 // direction returns the toxiproxy stream name, defaulting to downstream.

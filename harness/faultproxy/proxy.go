@@ -39,6 +39,7 @@ type installed struct {
 	kind   Kind
 	toxics []string // toxiproxy names, in the order they were added
 	lost   *lostReply
+	refuse *queueError
 	key    string
 }
 
@@ -74,6 +75,13 @@ func (p *Proxy) Add(f Fault) (string, error) {
 		inst.key = registerLostReply(inst.lost)
 		if err := p.addToxics(inst, lostReplyToxics(id, f.Kind, inst.key)); err != nil {
 			unregisterLostReply(inst.key)
+			return "", err
+		}
+	case QueueError:
+		inst.refuse = newQueueError(seed, f.prefix(), f.Queue)
+		inst.key = registerQueueError(inst.refuse)
+		if err := p.addToxics(inst, queueErrorToxics(id, inst.key)); err != nil {
+			unregisterQueueError(inst.key)
 			return "", err
 		}
 	default:
@@ -142,6 +150,22 @@ func (p *Proxy) Fired(id string) (int, error) {
 	return inst.lost.firedCount(), nil
 }
 
+// Refused says, for a queue-error fault, how many commands it refused and
+// how many of their error replies reached the client with its message.
+func (p *Proxy) Refused(id string) (refused, answered int, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	inst, ok := p.faults[id]
+	if !ok {
+		return 0, 0, fmt.Errorf("link %s: no active fault %q (active: %s)", p.name, id, p.activeLocked())
+	}
+	if inst.refuse == nil {
+		return 0, 0, fmt.Errorf("link %s: fault %s is %s, not a queue-error fault", p.name, id, inst.kind)
+	}
+	refused, answered = inst.refuse.counts()
+	return refused, answered, nil
+}
+
 func (p *Proxy) healLocked() error {
 	var errs []error
 	for i := len(p.order) - 1; i >= 0; i-- {
@@ -159,8 +183,11 @@ func (p *Proxy) healLocked() error {
 
 func (p *Proxy) removeLocked(inst *installed) error {
 	err := p.removeToxics(inst)
-	if inst.key != "" {
+	if inst.lost != nil {
 		unregisterLostReply(inst.key)
+	}
+	if inst.refuse != nil {
+		unregisterQueueError(inst.key)
 	}
 	if inst.kind == Down {
 		p.down--

@@ -19,6 +19,8 @@ func init() {
 	toxics.Register(redisDropToxicType, new(redisDropToxic))
 	toxics.Register(mysqlWatchToxicType, new(mysqlWatchToxic))
 	toxics.Register(mysqlDropToxicType, new(mysqlDropToxic))
+	toxics.Register(redisRefuseToxicType, new(redisRefuseToxic))
+	toxics.Register(redisRewriteToxicType, new(redisRewriteToxic))
 }
 
 // Compile-time checks of the optional toxic capabilities toxiproxy looks
@@ -33,5 +35,9 @@ var (
 	_ toxics.CleanupToxic  = (*mysqlWatchToxic)(nil)
 	_ toxics.StatefulToxic = (*mysqlDropToxic)(nil)
 	_ toxics.CleanupToxic  = (*mysqlDropToxic)(nil)
+	_ toxics.StatefulToxic = (*redisRefuseToxic)(nil)
+	_ toxics.CleanupToxic  = (*redisRefuseToxic)(nil)
+	_ toxics.StatefulToxic = (*redisRewriteToxic)(nil)
+	_ toxics.CleanupToxic  = (*redisRewriteToxic)(nil)
 	_ toxics.Toxic         = (*seededSlicer)(nil)
 )

@@ -44,6 +44,14 @@ type respScanner struct {
 	nameElem  bool
 	capture   []byte
 
+	// keepArgs (requests only) keeps the first respMaxCapture bytes of
+	// every element of a request array in args, in order: a filter that
+	// judges a command by its keys reads them there once it ends.
+	keepArgs   bool
+	argElem    bool
+	argCapture []byte
+	args       [][]byte
+
 	// About the current (or last) top-level value.
 	topType  byte
 	topLine  []byte // header line after the type byte
@@ -115,6 +123,7 @@ func (s *respScanner) beginValue() {
 	s.stack = s.stack[:0]
 	s.topType, s.topLine, s.topLen, s.topCount = 0, nil, -1, 0
 	s.topBulk, s.name = nil, nil
+	s.args = nil
 }
 
 func (s *respScanner) addLine(b []byte) {
@@ -128,9 +137,13 @@ func (s *respScanner) addLine(b []byte) {
 
 func (s *respScanner) consumeBody(b []byte) int {
 	k := min(s.body, len(b))
+	data := min(k, max(s.body-2, 0)) // the closing CRLF is not content
 	if s.capturing {
-		data := min(k, max(s.body-2, 0)) // the closing CRLF is not content
 		s.capture = append(s.capture, b[:data]...)
+	}
+	if s.argElem {
+		room := max(respMaxCapture-len(s.argCapture), 0)
+		s.argCapture = append(s.argCapture, b[:min(data, room)]...)
 	}
 	s.body -= k
 	if s.body == 0 {
@@ -166,6 +179,11 @@ func (s *respScanner) lineDone() {
 func (s *respScanner) inline(line []byte) {
 	if f := bytes.Fields(line); len(f) > 0 {
 		s.name = append([]byte(nil), f[0]...)
+		if s.keepArgs {
+			for _, a := range f {
+				s.args = append(s.args, append([]byte(nil), a[:min(len(a), respMaxCapture)]...))
+			}
+		}
 		s.pending = append(s.pending, respName)
 	}
 	s.inValue = false
@@ -212,6 +230,8 @@ func (s *respScanner) bulkHeader(n int, top bool) {
 	s.nameElem = first
 	s.capturing = (top || first) && n <= respMaxCapture
 	s.capture = s.capture[:0]
+	s.argElem = s.keepArgs && s.requests && len(s.stack) == 1 && s.topType == '*'
+	s.argCapture = s.argCapture[:0]
 	s.inBody, s.body = true, n+2
 }
 
@@ -233,7 +253,10 @@ func (s *respScanner) elementDone() {
 	if s.capturing && len(s.stack) == 0 {
 		s.topBulk = append([]byte(nil), s.capture...)
 	}
-	s.nameElem, s.capturing = false, false
+	if s.argElem {
+		s.args = append(s.args, append([]byte(nil), s.argCapture...))
+	}
+	s.nameElem, s.capturing, s.argElem = false, false, false
 	for len(s.stack) > 0 {
 		s.stack[len(s.stack)-1]--
 		if s.stack[len(s.stack)-1] > 0 {

@@ -87,3 +87,14 @@ func lostReplyToxics(id string, kind Kind, key string) []toxicSpec {
 		{Name: id + "-watch", Type: watch, Stream: Upstream, Attributes: attrs},
 	}
 }
+
+// queueErrorToxics maps a queue-error fault onto its two toxics: the reply
+// rewriter first (downstream), so that it is on every connection before
+// the refuser (upstream) replaces a command.
+func queueErrorToxics(id, key string) []toxicSpec {
+	attrs := map[string]string{"fault": key}
+	return []toxicSpec{
+		{Name: id + "-rewrite", Type: redisRewriteToxicType, Stream: Downstream, Attributes: attrs},
+		{Name: id + "-refuse", Type: redisRefuseToxicType, Stream: Upstream, Attributes: attrs},
+	}
+}

@@ -60,13 +60,15 @@ type Meta struct {
 	// Exercises lists the invariants the scenario exists to exercise (for
 	// example I6 and I7 for an outage): when one of them had nothing to
 	// check, the run is unknown, not a pass.
-	Exercises   []string  `json:"exercises,omitempty"`
-	Started     time.Time `json:"started"`
-	Healed      time.Time `json:"healed"`
-	Ended       time.Time `json:"ended"`
-	Quiesced    bool      `json:"quiesced"` // drain reached quiet before its deadline
-	Consumer    bool      `json:"consumer"` // a consumer took jobs during the run
-	RemoveOnEnd bool      `json:"remove_on_complete,omitempty"`
+	Exercises []string `json:"exercises,omitempty"`
+	// Landing is what must happen for the verdict to count (landing.go).
+	Landing     []Requirement `json:"landing,omitempty"`
+	Started     time.Time     `json:"started"`
+	Healed      time.Time     `json:"healed"`
+	Ended       time.Time     `json:"ended"`
+	Quiesced    bool          `json:"quiesced"` // drain reached quiet before its deadline
+	Consumer    bool          `json:"consumer"` // a consumer took jobs during the run
+	RemoveOnEnd bool          `json:"remove_on_complete,omitempty"`
 	// Conventions are what the adapter declares about the dispatcher's
 	// returns to pending, for what the history alone cannot tell.
 	Conventions Conventions `json:"conventions,omitzero"`

@@ -31,7 +31,12 @@ type Nemesis struct {
 	db       *sql.DB // direct, for the window trap's look-ups
 	schema   schema.Mapping
 	progress func(ctx context.Context) (done, total int, err error)
+	prefix   string   // the BullMQ key prefix of the run
+	queues   []string // the run's queue allowlist
 }
+
+// Queues lists the run's queues (the allowlist), in order.
+func (n *Nemesis) Queues() []string { return append([]string(nil), n.queues...) }
 
 // Rand is the run's seeded randomness, for schedule choices.
 func (n *Nemesis) Rand() *rand.Rand { return n.draws.rng }
@@ -226,16 +231,23 @@ func (n *Nemesis) Network(ctx context.Context, dep, slot string, f faultproxy.Fa
 	}
 	var ids []added
 	defer func() {
-		fired := 0
+		fired, refused, answered := 0, 0, 0
 		for _, a := range ids {
 			if k, err := a.p.Fired(a.id); err == nil {
 				fired += k
 			}
+			if r, w, err := a.p.Refused(a.id); err == nil {
+				refused, answered = refused+r, answered+w
+			}
 			_ = a.p.Remove(a.id)
 		}
 		n.rec.Update(func(run *history.Run) {
-			if isLostReply(f.Kind) {
+			switch {
+			case isLostReply(f.Kind):
 				run.Faults[id-1].Params["fired"] = fmt.Sprint(fired)
+			case f.Kind == faultproxy.QueueError:
+				run.Faults[id-1].Params["refused"] = fmt.Sprint(refused)
+				run.Faults[id-1].Params["answered"] = fmt.Sprint(answered)
 			}
 		})
 		n.rec.EndFault(id, time.Now().UTC())
@@ -264,6 +276,14 @@ func (n *Nemesis) linksFor(dep, slot string) ([]*faultproxy.Proxy, error) {
 		return nil, fmt.Errorf("network fault: no slot %q", slot)
 	}
 	return out, nil
+}
+
+// BreakQueue makes Redis refuse, on every slot's link, each command that
+// writes a key of queue (its adds) with an error reply, for d; reads and
+// other queues work. The fault's params record the queue, and at its end
+// how many commands were refused and answered with the error.
+func (n *Nemesis) BreakQueue(ctx context.Context, queue string, d time.Duration) error {
+	return n.Network(ctx, "redis", "", faultproxy.Fault{Kind: faultproxy.QueueError, Queue: queue, Prefix: n.prefix}, d)
 }
 
 // RestartServer kills a server ("mysql" or "redis"), keeps it down for down,
@@ -364,6 +384,9 @@ func faultParams(f faultproxy.Fault, d time.Duration) map[string]string {
 	}
 	if f.Probability > 0 {
 		p["probability"] = fmt.Sprint(f.Probability)
+	}
+	if f.Queue != "" {
+		p["queue"] = f.Queue
 	}
 	return p
 }

@@ -188,23 +188,23 @@ func (r *run) progress(ctx context.Context) (done, total int, err error) {
 
 // finish stops the instances, reads the history, checks it and writes the
 // run folder.
-func (r *run) finish(ctx context.Context) ([]check.Result, error) {
+func (r *run) finish(ctx context.Context) ([]check.Result, []check.Landing, error) {
 	r.stopInstances()
 	r.stopBg()
 	if err := <-r.bgDone; err != nil && ctx.Err() == nil {
 		r.log("consumer: %v", err)
 	}
 	if err := r.stopObserver(); err != nil {
-		return nil, fmt.Errorf("stop redis observer: %w", err)
+		return nil, nil, fmt.Errorf("stop redis observer: %w", err)
 	}
 	m := r.o.Adapter.Schema()
 	trans, err := observe.ReadTransitions(ctx, r.db, m, 0)
 	if err != nil {
-		return nil, fmt.Errorf("read history: %w", err)
+		return nil, nil, fmt.Errorf("read history: %w", err)
 	}
 	final, err := observe.ScanFinal(ctx, r.rdb, r.db, m, r.prefix, r.queues)
 	if err != nil {
-		return nil, fmt.Errorf("final scan: %w", err)
+		return nil, nil, fmt.Errorf("final scan: %w", err)
 	}
 	now := time.Now().UTC()
 	r.rec.Update(func(run *history.Run) {
@@ -215,13 +215,13 @@ func (r *run) finish(ctx context.Context) ([]check.Result, error) {
 	h := r.rec.Snapshot()
 	h.Meta = redactMeta(h.Meta)
 	if err := history.Write(r.o.Out, h); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	results := check.Run(h)
 	if err := reports.WriteRun(r.o.Out, h, results); err != nil {
-		return nil, fmt.Errorf("write report: %w", err)
+		return nil, nil, fmt.Errorf("write report: %w", err)
 	}
-	return results, nil
+	return results, check.CheckLanding(h), nil
 }
 
 func (r *run) stopInstances() {

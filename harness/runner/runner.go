@@ -45,7 +45,8 @@ type Outcome struct {
 	Verdict check.Verdict
 	Reason  string // why the verdict is not a pass (check.Fold); "" for a pass
 	Results []check.Result
-	Skipped string // non-empty when the scenario needed a missing capability
+	Landing []check.Landing // the scenario's landing requirements, judged
+	Skipped string          // non-empty when the scenario needed a missing capability
 }
 
 // Exit codes of the CLI.
@@ -145,12 +146,14 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	if err := r.drain(ctx); err != nil {
 		return out, fmt.Errorf("%s drain: %w", o.Scenario.Name, err)
 	}
-	results, err := r.finish(ctx)
+	results, landing, err := r.finish(ctx)
 	if err != nil {
 		return out, fmt.Errorf("%s check: %w", o.Scenario.Name, err)
 	}
-	out.Results = results
-	out.Verdict, out.Reason = check.Fold(results, o.Scenario.Exercises)
+	out.Results, out.Landing = results, landing
+	// Nothing checked, an exercised invariant with nothing to check, or a
+	// fault that did not land: not a pass.
+	out.Verdict, out.Reason = check.Decide(results, o.Scenario.Exercises, landing)
 	if out.Reason != "" {
 		r.log("verdict %s: %s (%s)", strings.ToUpper(string(out.Verdict)), out.Reason, o.Out)
 	} else {
@@ -280,6 +283,7 @@ func (r *run) startRecorder(ctx context.Context) error {
 		Environment: r.o.Env.Name(), Versions: versions, Command: r.o.Command, Prefix: r.prefix,
 		Queues: r.queues, Tuning: honoured(s.Tuning, r.o.Adapter.Capabilities()), Waived: s.Waived,
 		Exercises: append([]string(nil), s.Exercises...), Started: time.Now().UTC(),
+		Landing:  append([]history.Requirement(nil), s.Landing...),
 		Consumer: s.Consumer, RemoveOnEnd: s.RemoveOnComplete, Conventions: conventionsOf(r.o.Adapter),
 	})
 	return nil
@@ -341,6 +345,7 @@ func (r *run) startInstances(ctx context.Context) error {
 		sup: r.sup, proxy: r.proxy, links: r.links, env: r.o.Env, rec: r.rec, draws: newDraws(r.rng.Int63()),
 		slots: slots(r.o.Scenario.Instances), slotEnv: map[string]map[string]string{},
 		caps: r.o.Adapter.Capabilities(), db: r.db, schema: r.o.Adapter.Schema(), progress: r.progress,
+		prefix: r.prefix, queues: append([]string(nil), r.queues...),
 	}
 	for _, slot := range r.nem.slots {
 		e, err := r.contractEnv(slot)

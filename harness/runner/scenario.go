@@ -47,6 +47,9 @@ type Scenario struct {
 	// ones its faults are meant to put to the test. A run in which one of them
 	// had nothing to check (check.NotExercised) is unknown, never a pass.
 	Exercises []string
+	// Landing states what must happen for the verdict to count: a
+	// requirement not met makes the run unknown (check.CheckLanding).
+	Landing []history.Requirement
 	// Drain bounds the drain phase; zero picks a default from the tuning.
 	Drain time.Duration
 	// Schedule drives the faults during the load phase. It runs concurrently

@@ -1,0 +1,350 @@
+package check
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+// Landing is one landing requirement judged on a run: how many times its
+// fault landed where it matters, against how many were needed.
+type Landing struct {
+	Fault   string `json:"fault"`
+	Target  string `json:"target,omitempty"`
+	Needed  int    `json:"needed"`
+	Planned int    `json:"planned,omitempty"`
+	Landed  int    `json:"landed"`
+	Met     bool   `json:"met"`
+	Reason  string `json:"reason"` // "2 of 8 planned kills fell inside ...; 6 needed"
+}
+
+// CheckLanding judges every requirement of run.Meta.Landing from the
+// recorded history alone: process events (kills, exits, stops, crash
+// points), fault windows and their counts (what the harness itself did),
+// outbox transitions (claims, leases, finalizes) and job creations seen in
+// Redis. It never reads a trap's or a dispatcher's own claim of success.
+func CheckLanding(run history.Run) []Landing {
+	if len(run.Meta.Landing) == 0 {
+		return nil
+	}
+	ix := newIndex(run)
+	out := make([]Landing, 0, len(run.Meta.Landing))
+	for _, req := range run.Meta.Landing {
+		out = append(out, judgeLanding(ix, req))
+	}
+	return out
+}
+
+// Decide folds invariant results and landing requirements into the run's
+// verdict and the reason it is not a pass: a proven violation fails the run
+// (Fold); otherwise a requirement not met makes it unknown (the fault it is
+// about did not happen, so a pass would mean nothing); otherwise Fold's
+// verdict, which is unknown when nothing was checked or an invariant the
+// scenario exercises had nothing to check.
+func Decide(results []Result, exercises []string, landing []Landing) (Verdict, string) {
+	v, reason := Fold(results, exercises)
+	if v == Fail {
+		return v, reason
+	}
+	var missed []string
+	for _, l := range landing {
+		if !l.Met {
+			missed = append(missed, l.Fault+" did not land: "+l.Reason)
+		}
+	}
+	if len(missed) == 0 {
+		return v, reason
+	}
+	if reason != "" {
+		missed = append(missed, reason)
+	}
+	return Unknown, strings.Join(missed, "; ")
+}
+
+// landingNoun words each requirement's count: one, many, and where.
+var landingNoun = map[string][3]string{
+	history.LandCrashWindow:   {"kill", "kills", "fell inside an add->finalize window"},
+	history.LandZombie:        {"pause", "pauses", "held a claim past its lease with the add done and the finalize not written"},
+	history.LandDeadOwner:     {"claim", "claims", "of dead owners expired unfinished"},
+	history.LandLostReply:     {"reply", "replies", "dropped after the request ran"},
+	history.LandOutageFailed:  {"event", "events", "met a transient failure inside the outage"},
+	history.LandOutageStalled: {"event", "events", "failed or waited inside the outage"},
+	history.LandQueueError:    {"add", "adds", "answered with the broken queue's error"},
+}
+
+func judgeLanding(ix *index, req history.Requirement) Landing {
+	l := Landing{Fault: req.Fault, Target: req.Target, Needed: req.AtLeast, Planned: req.Planned}
+	noun, ok := landingNoun[req.Fault]
+	if !ok {
+		l.Reason = fmt.Sprintf("requirement %q is not known to this build: it cannot be judged", req.Fault)
+		return l
+	}
+	l.Landed = countLanded(ix, req)
+	l.Met = l.Landed >= req.AtLeast
+	word := noun[1]
+	if req.Planned > 0 {
+		l.Reason = fmt.Sprintf("%d of %d planned %s %s", l.Landed, req.Planned, word, noun[2])
+	} else {
+		if l.Landed == 1 {
+			word = noun[0]
+		}
+		l.Reason = fmt.Sprintf("%d %s %s", l.Landed, word, noun[2])
+	}
+	if req.Target != "" {
+		l.Reason += " (" + req.Target + ")"
+	}
+	l.Reason += fmt.Sprintf("; %d needed", req.AtLeast)
+	return l
+}
+
+func countLanded(ix *index, req history.Requirement) int {
+	switch req.Fault {
+	case history.LandCrashWindow:
+		return ix.crashWindowKills()
+	case history.LandZombie:
+		return ix.zombiePauses()
+	case history.LandDeadOwner:
+		return ix.deadOwnerClaims()
+	case history.LandLostReply:
+		return sumFaultParam(ix.run, func(k string) bool { return strings.HasPrefix(k, "lost-reply") }, "fired")
+	case history.LandOutageFailed:
+		return ix.outageEvents(req.Target, false)
+	case history.LandOutageStalled:
+		return ix.outageEvents(req.Target, true)
+	case history.LandQueueError:
+		return sumFaultParam(ix.run, func(k string) bool { return k == "queue-error" }, "answered")
+	}
+	return 0
+}
+
+// crashWindowKills counts deaths of an instance that held a claim whose job
+// was created in Redis before the death and whose finalize was not yet
+// written: the window of contract step 8.
+func (ix *index) crashWindowKills() int {
+	n := 0
+	for _, d := range deaths(ix.run) {
+		if ix.anyHold(d.Instance, func(h hold) bool {
+			return openAt(h, d.At) && ix.createdBy(h.Event, d.At)
+		}) {
+			n++
+		}
+	}
+	return n
+}
+
+// zombiePauses counts pauses during which the lease of a claim the paused
+// instance held ran out, the job already created and the finalize not yet
+// written when it did.
+func (ix *index) zombiePauses() int {
+	n := 0
+	for _, p := range pauses(ix.run) {
+		if ix.anyHold(p.Instance, func(h hold) bool {
+			if h.Until == nil || h.Until.Before(p.From) || h.Until.After(p.To) {
+				return false
+			}
+			return (h.End == nil || !h.End.At.Before(*h.Until)) && ix.createdBy(h.Event, *h.Until)
+		}) {
+			n++
+		}
+	}
+	return n
+}
+
+// deadOwnerClaims counts claims open when their owner died and not closed
+// before their lease ran out.
+func (ix *index) deadOwnerClaims() int {
+	n := 0
+	for _, d := range deaths(ix.run) {
+		for _, hs := range ix.holds {
+			for _, h := range hs {
+				if h.Owner == d.Instance && h.Until != nil && openAt(h, d.At) && (h.End == nil || !h.End.At.Before(*h.Until)) {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// outageEvents counts events with a transient failure inside an outage
+// (down, blackhole, or a server restart) of target, widened by the publish
+// timeout and ClockSlack. With stalled it also counts events the outage
+// held up: a claim held across its start that outlived its end, or an
+// event produced early enough inside it to be claimed there (two polls and
+// ClockSlack before its end) but first claimed after it.
+func (ix *index) outageEvents(target string, stalled bool) int {
+	hit := map[int64]bool{}
+	tn := ix.run.Meta.Tuning
+	tail := tn.PublishTimeout.D() + ClockSlack
+	for _, f := range ix.run.Faults {
+		if !outageKind(f.Kind) || (f.Target != target && !strings.HasPrefix(f.Target, target+"/")) {
+			continue
+		}
+		end := faultEnd(ix.run, f)
+		for _, e := range ix.events {
+			if ix.failedInside(e.ID, f.Start, end.Add(tail)) || (stalled && ix.stalledBy(e, f.Start, end)) {
+				hit[e.ID] = true
+			}
+		}
+	}
+	return len(hit)
+}
+
+func outageKind(kind string) bool {
+	return kind == "down" || kind == "blackhole" || kind == "server-restart"
+}
+
+func (ix *index) failedInside(event int64, from, to time.Time) bool {
+	moves := ix.moves[event]
+	for i, t := range ix.outbox[event] {
+		if moves[i] == moveFailure && !t.At.Before(from) && !t.At.After(to) {
+			return true
+		}
+	}
+	return false
+}
+
+func (ix *index) stalledBy(e history.Event, from, to time.Time) bool {
+	hs := ix.holds[e.ID]
+	for _, h := range hs {
+		if !h.Start.After(from) && (h.End == nil || h.End.At.After(to)) {
+			return true
+		}
+	}
+	latest := to.Add(-2*ix.run.Meta.Tuning.PollInterval.D() - ClockSlack)
+	if e.Produced.Before(from) || e.Produced.After(latest) {
+		return false
+	}
+	return len(hs) == 0 || hs[0].Start.After(to)
+}
+
+// anyHold tells whether some claim owned by instance satisfies ok.
+func (ix *index) anyHold(instance string, ok func(hold) bool) bool {
+	for _, hs := range ix.holds {
+		for _, h := range hs {
+			if h.Owner == instance && ok(h) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// openAt tells whether a claim was held at t: taken at or before it, not
+// ended by then.
+func openAt(h hold, t time.Time) bool {
+	return !h.Start.After(t) && (h.End == nil || h.End.At.After(t))
+}
+
+// createdBy tells whether the event's job was created in Redis at or
+// before t.
+func (ix *index) createdBy(event int64, t time.Time) bool {
+	e, ok := ix.eventByID[event]
+	if !ok {
+		return false
+	}
+	for _, c := range ix.creations.byJob[e.JobID] {
+		if !c.At.After(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// death is an instance's end that was not a graceful stop.
+type death struct {
+	Instance string
+	At       time.Time
+}
+
+// deaths lists, per instance, its SIGKILL, or else its exit when no SIGTERM
+// asked for it, between the start of the run and the heal (the harness's
+// own stop after the drain is not a fault).
+func deaths(run history.Run) []death {
+	termed := map[string]bool{}
+	dead := map[string]bool{}
+	var out []death
+	for _, p := range run.Processes {
+		if !run.Meta.Healed.IsZero() && p.At.After(run.Meta.Healed) {
+			break
+		}
+		switch p.Action {
+		case "term":
+			termed[p.Instance] = true
+		case "kill", "exit":
+			if dead[p.Instance] || (p.Action == "exit" && termed[p.Instance]) {
+				continue
+			}
+			dead[p.Instance] = true
+			out = append(out, death{Instance: p.Instance, At: p.At})
+		}
+	}
+	return out
+}
+
+// pause is a span during which an instance ran nothing of its own.
+type pause struct {
+	Instance string
+	From, To time.Time
+}
+
+// pauses lists every SIGSTOP to its SIGCONT (or to the heal), and every
+// pause-at fault window: a sleep at a crash point prints nothing, so the
+// instance the fault started in its slot (a "start" process event of that
+// slot inside the window) counts as paused for the whole window. Its lease
+// can only run out unfinished there if it stalled: it is alive, and its
+// heartbeats would have moved the lease on.
+func pauses(run history.Run) []pause {
+	var out []pause
+	stopped := map[string]time.Time{}
+	for _, p := range run.Processes {
+		switch p.Action {
+		case "stop":
+			stopped[p.Instance] = p.At
+		case "cont":
+			if from, ok := stopped[p.Instance]; ok {
+				out = append(out, pause{p.Instance, from, p.At})
+				delete(stopped, p.Instance)
+			}
+		}
+	}
+	for inst, from := range stopped {
+		out = append(out, pause{inst, from, runEnd(run)})
+	}
+	for _, f := range run.Faults {
+		if f.Kind != "pause-at" {
+			continue
+		}
+		end := faultEnd(run, f)
+		for _, p := range run.Processes {
+			if p.Action == "start" && p.Detail == "slot "+f.Target && !p.At.Before(f.Start) && !p.At.After(end) {
+				out = append(out, pause{p.Instance, p.At, end})
+			}
+		}
+	}
+	return out
+}
+
+// faultEnd is a fault's end, or the run's end while it was still active.
+func faultEnd(run history.Run, f history.Fault) time.Time {
+	if f.End.IsZero() {
+		return runEnd(run)
+	}
+	return f.End
+}
+
+// sumFaultParam adds up a count the harness recorded on its own faults.
+func sumFaultParam(run history.Run, kind func(string) bool, param string) int {
+	n := 0
+	for _, f := range run.Faults {
+		if kind(f.Kind) {
+			if k, err := strconv.Atoi(f.Params[param]); err == nil && k > 0 {
+				n += k
+			}
+		}
+	}
+	return n
+}

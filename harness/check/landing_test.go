@@ -1,0 +1,185 @@
+package check
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+func withParams(b *builder, params map[string]string) *builder {
+	b.run.Faults[len(b.run.Faults)-1].Params = params
+	return b
+}
+
+func require1(t *testing.T, run history.Run, req history.Requirement) Landing {
+	t.Helper()
+	run.Meta.Landing = []history.Requirement{req}
+	ls := CheckLanding(run)
+	require.Len(t, ls, 1)
+	return ls[0]
+}
+
+// crashRun: d1 is killed inside the window of event 1 (job added, not
+// finalized); d2 is killed holding event 2 before its add; d3 is killed
+// after it finalized event 3; d4 is stopped gracefully holding event 4.
+func crashRun() history.Run {
+	b := newBuilder("crash-window").start(0, "d1", "d2", "d3", "d4")
+	b.produce(1, "job-1", history.KindValid, 10).produce(2, "job-2", history.KindValid, 10)
+	b.produce(3, "job-3", history.KindValid, 10).produce(4, "job-4", history.KindValid, 10)
+	b.claim(1, "d1", 100).add("ai-default", "job-1", "job-1", 150).proc("d1", "kill", 200).proc("d1", "exit", 210)
+	b.claim(2, "d2", 100).proc("d2", "kill", 200).add("ai-default", "job-2", "job-2", 250)
+	b.claim(3, "d3", 100).add("ai-default", "job-3", "job-3", 150).publish(3, 180).proc("d3", "kill", 200)
+	b.claim(4, "d4", 100).add("ai-default", "job-4", "job-4", 150).proc("d4", "term", 200).proc("d4", "exit", 220)
+	b.start(3000, "d5").takeover(1, "d5", 3000).publish(1, 3050).takeover(2, "d5", 3000).publish(2, 3050)
+	b.takeover(4, "d5", 3000).publish(4, 3050)
+	// The harness's own stop after the heal is not a fault.
+	b.claim(4, "d5", 3060).proc("d5", "kill", 5000)
+	return b.finish(4000, 6000, true)
+}
+
+func TestLandingCountsOnlyKillsInsideTheAddFinalizeWindow(t *testing.T) {
+	l := require1(t, crashRun(), history.Requirement{Fault: history.LandCrashWindow, AtLeast: 2, Planned: 4})
+	require.Equal(t, 1, l.Landed)
+	require.False(t, l.Met)
+	require.Equal(t, "1 of 4 planned kills fell inside an add->finalize window; 2 needed", l.Reason)
+
+	l = require1(t, crashRun(), history.Requirement{Fault: history.LandCrashWindow, AtLeast: 1})
+	require.True(t, l.Met)
+	require.Equal(t, "1 kill fell inside an add->finalize window; 1 needed", l.Reason)
+}
+
+func TestLandingDeadOwnersClaims(t *testing.T) {
+	// d1 and d2 died holding claims that ran out; d3's had been closed.
+	l := require1(t, crashRun(), history.Requirement{Fault: history.LandDeadOwner, AtLeast: 2})
+	require.Equal(t, 2, l.Landed)
+	require.True(t, l.Met)
+}
+
+func TestLandingZombiePauses(t *testing.T) {
+	b := newBuilder("zombie").start(0, "d1", "d2")
+	b.produce(1, "job-1", history.KindValid, 10).produce(2, "job-2", history.KindValid, 10)
+	// d1 stops after its add; its lease (2 s) runs out during the pause.
+	b.claim(1, "d1", 100).add("ai-default", "job-1", "job-1", 150).proc("d1", "stop", 200)
+	b.takeover(1, "d2", 2300).publish(1, 2350).proc("d1", "cont", 5000)
+	// d2 stops with nothing in flight: no landing.
+	b.claim(2, "d2", 2400).add("ai-default", "job-2", "job-2", 2450).publish(2, 2500).proc("d2", "stop", 2600).proc("d2", "cont", 5000)
+	run := b.finish(5100, 6000, true)
+	l := require1(t, run, history.Requirement{Fault: history.LandZombie, AtLeast: 2, Planned: 2})
+	require.Equal(t, 1, l.Landed)
+	require.Equal(t, "1 of 2 planned pauses held a claim past its lease with the add done and the finalize not written; 2 needed", l.Reason)
+}
+
+func TestLandingZombieSleepAtACrashPoint(t *testing.T) {
+	b := newBuilder("zombie").start(0, "d1")
+	b.produce(1, "job-1", history.KindValid, 10).produce(2, "job-2", history.KindValid, 10)
+	b.fault("pause-at", "d1", 50, 9000)
+	withParams(b, map[string]string{"point": "after-enqueue", "for": "5s"})
+	b.run.Processes = append(b.run.Processes, history.ProcessEvent{Instance: "d1r1", Action: "start", Detail: "slot d1", At: ms(60)})
+	b.claim(1, "d1r1", 100).add("ai-default", "job-1", "job-1", 150)
+	b.takeover(1, "d2", 2200).publish(1, 2250)
+	run := b.finish(9100, 9500, true)
+	require.True(t, require1(t, run, history.Requirement{Fault: history.LandZombie, AtLeast: 1}).Met)
+
+	// The same claim without its add: the pause did not land where fencing matters.
+	b = newBuilder("zombie").start(0, "d1")
+	b.produce(1, "job-1", history.KindValid, 10)
+	b.fault("pause-at", "d1", 50, 9000)
+	b.run.Processes = append(b.run.Processes, history.ProcessEvent{Instance: "d1r1", Action: "start", Detail: "slot d1", At: ms(60)})
+	b.claim(1, "d1r1", 100).takeover(1, "d2", 2200).add("ai-default", "job-1", "job-1", 2210).publish(1, 2250)
+	require.False(t, require1(t, b.finish(9100, 9500, true), history.Requirement{Fault: history.LandZombie, AtLeast: 1}).Met)
+}
+
+func TestLandingCountsTheHarnesssOwnFaultCounts(t *testing.T) {
+	b := newBuilder("lost-reply-redis")
+	b.fault("lost-reply-redis-add", "redis/d1", 0, 100)
+	withParams(b, map[string]string{"fired": "1"})
+	b.fault("lost-reply-redis-add", "redis/d2", 0, 100)
+	withParams(b, map[string]string{"fired": "0"})
+	b.fault("queue-error", "redis", 0, 100)
+	withParams(b, map[string]string{"queue": "ai-bulk", "refused": "9", "answered": "7"})
+	run := b.finish(200, 300, true)
+	l := require1(t, run, history.Requirement{Fault: history.LandLostReply, AtLeast: 2})
+	require.Equal(t, 1, l.Landed)
+	require.Equal(t, "1 reply dropped after the request ran; 2 needed", l.Reason)
+	l = require1(t, run, history.Requirement{Fault: history.LandQueueError, AtLeast: 5})
+	require.Equal(t, 7, l.Landed)
+	require.True(t, l.Met)
+}
+
+func TestLandingOutageFailuresAndStalls(t *testing.T) {
+	b := newBuilder("redis-outage").start(0, "d1")
+	b.fault("down", "redis", 1000, 2000)
+	for i := int64(1); i <= 4; i++ {
+		b.produce(i, "job-"+itoa(i), history.KindValid, 10)
+	}
+	b.claim(1, "d1", 1100).failTransient(1, 1300, "redis down", 500*time.Millisecond) // failed inside
+	b.claim(2, "d1", 900).add("ai-default", "job-2", "job-2", 2100).publish(2, 2150)  // waited across it
+	b.claim(3, "d1", 100).add("ai-default", "job-3", "job-3", 150).publish(3, 200)    // before it
+	b.claim(4, "d1", 3400).failTransient(4, 3500, "other", 500*time.Millisecond)      // long after it
+	run := b.finish(4000, 5000, true)
+	l := require1(t, run, history.Requirement{Fault: history.LandOutageFailed, Target: "redis", AtLeast: 1})
+	require.Equal(t, 1, l.Landed)
+	require.Equal(t, "1 event met a transient failure inside the outage (redis); 1 needed", l.Reason)
+	require.Equal(t, 2, require1(t, run, history.Requirement{Fault: history.LandOutageStalled, Target: "redis", AtLeast: 1}).Landed)
+	require.Zero(t, require1(t, run, history.Requirement{Fault: history.LandOutageFailed, Target: "mysql", AtLeast: 1}).Landed)
+}
+
+func TestLandingUnknownRequirementIsNeverMet(t *testing.T) {
+	l := require1(t, crashRun(), history.Requirement{Fault: "frobnicate", AtLeast: 0})
+	require.False(t, l.Met)
+	require.Contains(t, l.Reason, "not known")
+}
+
+func TestDecideLandingMakesAPassUnknownButNotAFail(t *testing.T) {
+	pass := []Result{{ID: "I1", Verdict: Pass}}
+	fail := []Result{{ID: "I1", Verdict: Fail}}
+	missed := []Landing{{Fault: history.LandCrashWindow, Met: false}}
+	landed := []Landing{{Fault: history.LandCrashWindow, Met: true}}
+	v, why := Decide(pass, nil, missed)
+	require.Equal(t, Unknown, v)
+	require.Contains(t, why, "did not land")
+	require.Equal(t, Pass, verdictOf(Decide(pass, nil, landed)))
+	require.Equal(t, Pass, verdictOf(Decide(pass, nil, nil)))
+	require.Equal(t, Fail, verdictOf(Decide(fail, nil, missed)))
+	require.Equal(t, Unknown, verdictOf(Decide(nil, nil, nil)))
+}
+
+func TestI2ExpectsFailedEventsWhoseQueueWasBrokenForAllTheirAttempts(t *testing.T) {
+	b := newBuilder("queue-error").start(0, "d1")
+	b.fault("queue-error", "redis", 1000, 5000)
+	withParams(b, map[string]string{"queue": "ai-default", "answered": "5"})
+	b.produce(1, "job-1", history.KindValid, 900).produce(2, "job-2", history.KindValid, 500)
+	b.claim(1, "d1", 1000).failTransient(1, 1010, "broken", 100*time.Millisecond)
+	b.claim(1, "d1", 1200).failPermanent(1, 1210, "broken: max attempts")
+	// Event 2 failed once before the break: its budget was not all broken.
+	b.claim(2, "d1", 500).failTransient(2, 510, "other", 600*time.Millisecond)
+	b.claim(2, "d1", 1200).failPermanent(2, 1210, "broken: max attempts")
+	run := b.finish(6000, 9000, true)
+	r := CheckPublished(run)
+	require.Equal(t, Fail, r.Verdict)
+	require.Len(t, r.Violations, 1)
+	require.Equal(t, int64(2), r.Violations[0].EventID)
+
+	b.rows[2].status = history.StatusPublished // as if event 2 had been published
+	run.Final.Outbox[1].Status = history.StatusPublished
+	run.Final.Jobs[1].Status = history.JobQueued
+	r = CheckPublished(run)
+	require.Equal(t, Pass, r.Verdict, r.Reason)
+	require.Contains(t, r.Reason, "1 more ended failed as expected")
+}
+
+func TestLandingOutageStalledCountsEventsLeftUnclaimedThroughIt(t *testing.T) {
+	b := newBuilder("mysql-outage").start(0, "d1")
+	b.fault("down", "mysql", 1000, 4000)
+	b.produce(1, "job-1", history.KindValid, 1500).claim(1, "d1", 4100).publish(1, 4150) // held up
+	b.produce(2, "job-2", history.KindValid, 3900).claim(2, "d1", 4100).publish(2, 4150) // too late to tell
+	b.produce(3, "job-3", history.KindValid, 1500).claim(3, "d1", 1550).publish(3, 1600) // claimed inside: not held up
+	run := b.finish(5000, 6000, true)
+	require.Equal(t, 1, require1(t, run, history.Requirement{Fault: history.LandOutageStalled, Target: "mysql", AtLeast: 1}).Landed)
+	require.Zero(t, require1(t, run, history.Requirement{Fault: history.LandOutageFailed, Target: "mysql", AtLeast: 1}).Landed)
+}
+
+func verdictOf(v Verdict, _ string) Verdict { return v }

@@ -1,0 +1,163 @@
+package faultproxy
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// queueErrorPrefix starts every queue-error token. Tokens are letters,
+// digits and underscores, so Redis echoes them unchanged in its
+// unknown-command error.
+const queueErrorPrefix = "outboxchaos_queue_error_"
+
+// queueError is what one queue-error fault's two toxics share: the refuser
+// (upstream) replaces every command that writes a key of the broken queue
+// with the unknown command <token>, so Redis itself answers it with an error
+// reply in its place (and, inside MULTI, aborts the transaction at EXEC);
+// the rewriter (downstream) turns that reply into the fault's own message.
+type queueError struct {
+	queue  string
+	keys   []byte // "<prefix>:<queue>:", the start of every key of the queue
+	token  string
+	answer []byte // the error reply the client sees
+
+	mu       sync.Mutex
+	refused  int
+	answered int
+}
+
+func newQueueError(seed int64, prefix, queue string) *queueError {
+	rng := rand.New(rand.NewSource(seed))
+	return &queueError{
+		queue: queue, keys: []byte(prefix + ":" + queue + ":"),
+		token:  fmt.Sprintf("%s%016x", queueErrorPrefix, rng.Uint64()),
+		answer: []byte("-ERR outboxchaos: queue " + queue + " is broken\r\n"),
+	}
+}
+
+// substitute is the request sent instead of a refused command.
+func (q *queueError) substitute() []byte {
+	return []byte("*1\r\n$" + strconv.Itoa(len(q.token)) + "\r\n" + q.token + "\r\n")
+}
+
+func (q *queueError) countRefused() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.refused++
+}
+
+func (q *queueError) countAnswered() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.answered++
+}
+
+// counts says how many commands were refused and how many error replies
+// reached their client with the fault's message.
+func (q *queueError) counts() (refused, answered int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.refused, q.answered
+}
+
+// refuses says whether a request (its arguments, each cut at
+// respMaxCapture bytes) writes a key of the broken queue.
+func (q *queueError) refuses(args [][]byte) bool {
+	if len(args) == 0 {
+		return false
+	}
+	for _, k := range writtenKeys(args) {
+		if bytes.HasPrefix(k, q.keys) {
+			return true
+		}
+	}
+	return false
+}
+
+// writtenKeys lists the keys a command may write: every key of a script
+// (EVAL, EVALSHA, FCALL: numkeys, then the keys), or the key arguments of
+// a write command. Reads (GET, HGETALL, EVAL_RO, ...) write nothing.
+func writtenKeys(args [][]byte) [][]byte {
+	name := string(bytes.ToUpper(args[0]))
+	switch name {
+	case "EVAL", "EVALSHA", "FCALL":
+		if len(args) < 3 {
+			return nil
+		}
+		n, err := strconv.Atoi(string(args[2]))
+		if err != nil || n < 0 {
+			return nil
+		}
+		return args[3:min(3+n, len(args))]
+	}
+	switch keyArgs[name] {
+	case firstKey:
+		return args[1:min(2, len(args))]
+	case twoKeys:
+		return args[1:min(3, len(args))]
+	case allArgs:
+		return args[1:]
+	case pairs:
+		var out [][]byte
+		for i := 1; i < len(args); i += 2 {
+			out = append(out, args[i])
+		}
+		return out
+	}
+	return nil
+}
+
+type keyLayout int
+
+const (
+	notWrite keyLayout = iota
+	firstKey           // the key is the first argument
+	twoKeys            // source and destination
+	allArgs            // every argument is a key
+	pairs              // key value key value ...
+)
+
+// keyArgs lists the write commands a dispatcher may send to a queue's keys.
+var keyArgs = map[string]keyLayout{
+	"SET": firstKey, "SETNX": firstKey, "SETEX": firstKey, "PSETEX": firstKey, "GETSET": firstKey,
+	"GETDEL": firstKey, "GETEX": firstKey, "APPEND": firstKey, "SETRANGE": firstKey,
+	"INCR": firstKey, "INCRBY": firstKey, "INCRBYFLOAT": firstKey, "DECR": firstKey, "DECRBY": firstKey,
+	"EXPIRE": firstKey, "PEXPIRE": firstKey, "EXPIREAT": firstKey, "PEXPIREAT": firstKey, "PERSIST": firstKey,
+	"HSET": firstKey, "HSETNX": firstKey, "HMSET": firstKey, "HDEL": firstKey, "HINCRBY": firstKey, "HINCRBYFLOAT": firstKey,
+	"LPUSH": firstKey, "RPUSH": firstKey, "LPUSHX": firstKey, "RPUSHX": firstKey, "LPOP": firstKey, "RPOP": firstKey,
+	"LREM": firstKey, "LSET": firstKey, "LINSERT": firstKey, "LTRIM": firstKey,
+	"SADD": firstKey, "SREM": firstKey, "SPOP": firstKey,
+	"ZADD": firstKey, "ZREM": firstKey, "ZINCRBY": firstKey, "ZPOPMIN": firstKey, "ZPOPMAX": firstKey,
+	"ZREMRANGEBYSCORE": firstKey, "ZREMRANGEBYRANK": firstKey,
+	"XADD": firstKey, "XTRIM": firstKey, "XDEL": firstKey,
+	"RPOPLPUSH": twoKeys, "LMOVE": twoKeys, "SMOVE": twoKeys, "RENAME": twoKeys, "RENAMENX": twoKeys, "COPY": twoKeys,
+	"DEL": allArgs, "UNLINK": allArgs,
+	"MSET": pairs, "MSETNX": pairs,
+}
+
+// The registry maps the key a toxic carries in its JSON attributes to its
+// fault's shared state, as for lost replies.
+var (
+	queueErrors    sync.Map // string -> *queueError
+	queueErrorSeqs atomic.Uint64
+)
+
+func registerQueueError(q *queueError) string {
+	key := "queue-error-" + strconv.FormatUint(queueErrorSeqs.Add(1), 10)
+	queueErrors.Store(key, q)
+	return key
+}
+
+func lookupQueueError(key string) *queueError {
+	v, ok := queueErrors.Load(key)
+	if !ok {
+		return nil
+	}
+	return v.(*queueError)
+}
+
+func unregisterQueueError(key string) { queueErrors.Delete(key) }

@@ -1,0 +1,41 @@
+package history
+
+// Landing requirements: what must happen in a run for its verdict to count,
+// as Antithesis "sometimes" assertions and etcd's failpoints that must
+// trigger. A scenario states them; they are recorded in Meta.Landing so a
+// stored run can be judged again; package check counts, from the recorded
+// history alone, how many times each fault landed.
+const (
+	// LandCrashWindow: an instance died (SIGKILL or a crash) while it held
+	// a claim whose job was already created in Redis and whose finalize
+	// was not yet written.
+	LandCrashWindow = "crash-window"
+	// LandZombie: an instance was paused (SIGSTOP, or a sleep at a crash
+	// point: the pause-at fault's window) while the lease of a claim it held ran out, with the job
+	// already created and the finalize not yet written.
+	LandZombie = "zombie"
+	// LandDeadOwner: an instance died holding a claim that was not closed
+	// before its lease ran out (an expired claim of a dead owner).
+	LandDeadOwner = "dead-owner"
+	// LandLostReply: a lost-reply fault dropped the reply of a request that
+	// reached the server.
+	LandLostReply = "lost-reply"
+	// LandOutageFailed: an event met a transient failure inside an outage
+	// of Target ("redis", "mysql"): down, blackhole or a server restart.
+	LandOutageFailed = "outage-failed"
+	// LandOutageStalled: an event met a transient failure inside an outage
+	// of Target, a claim held across its start outlived it, or an event
+	// produced inside it was first claimed only after it.
+	LandOutageStalled = "outage-stalled"
+	// LandQueueError: Redis answered an add to the broken queue with the
+	// queue-error fault's error reply.
+	LandQueueError = "queue-error"
+)
+
+// Requirement is one landing requirement of a scenario.
+type Requirement struct {
+	Fault   string `json:"fault"`             // one of the Land* kinds
+	Target  string `json:"target,omitempty"`  // the dependency of an outage
+	AtLeast int    `json:"at_least"`          // landings needed
+	Planned int    `json:"planned,omitempty"` // how many the schedule tries, when it counts them
+}
