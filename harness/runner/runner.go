@@ -310,7 +310,7 @@ func (r *run) startInstances(ctx context.Context) error {
 	r.nem = &Nemesis{
 		sup: r.sup, proxy: r.proxy, links: r.links, env: r.o.Env, rec: r.rec, rng: r.rng,
 		slots: slots(r.o.Scenario.Instances), slotEnv: map[string]map[string]string{},
-		caps: r.o.Adapter.Capabilities(), db: r.db, schema: r.o.Adapter.Schema(), progress: r.progress,
+		caps: r.o.Adapter.Capabilities(), db: r.db, obs: r.obs, schema: r.o.Adapter.Schema(), progress: r.progress,
 	}
 	for _, slot := range r.nem.slots {
 		e, err := r.contractEnv(slot)
