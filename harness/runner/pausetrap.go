@@ -24,6 +24,7 @@ func (n *Nemesis) PauseTrap(ctx context.Context, slot string, d, settle, deadlin
 		return false, fmt.Errorf("pause trap %s: no Redis observer to signal job creations", slot)
 	}
 	end := time.Now().Add(deadline)
+	created := false
 	for {
 		left := time.Until(end)
 		if left <= 0 || ctx.Err() != nil {
@@ -36,9 +37,10 @@ func (n *Nemesis) PauseTrap(ctx context.Context, slot string, d, settle, deadlin
 		if hit.Job != "" {
 			return true, n.zombie(ctx, slot, instance, hit, d, settle)
 		}
-		if m.seen == 0 {
-			return false, nil // no job created by anyone: the workload is over
+		if m.seen == 0 && created {
+			return false, nil // jobs were created before, none now: the workload is over
 		}
+		created = created || m.seen > 0
 		if !n.alive(slot) {
 			if err := n.start(ctx, slot, n.slotEnv[slot]); err != nil {
 				return false, err

@@ -45,12 +45,12 @@ func (n *Nemesis) CrashWindow(ctx context.Context, slot string, nth int, deadlin
 // TrapCrashes lands count window-trap crashes on instances picked with the
 // run's randomness, re-arming after each miss, until count have landed or
 // budget has passed; each try waits up to perTry. It stops early when a try
-// saw no job created at all (the workload is over). Every landed crash is a
+// saw no job created at all after earlier ones did (the workload is over). Every landed crash is a
 // "window-trap" fault, every miss a "window-trap-miss". It returns how many
 // landed. For black-box dispatchers; with crash points use CrashWindow.
 func (n *Nemesis) TrapCrashes(ctx context.Context, count int, perTry, budget time.Duration) (int, error) {
 	end := time.Now().Add(budget)
-	landed := 0
+	landed, created := 0, false
 	for landed < count {
 		left := time.Until(end)
 		if left <= 0 {
@@ -60,11 +60,16 @@ func (n *Nemesis) TrapCrashes(ctx context.Context, count int, perTry, budget tim
 		if err != nil {
 			return landed, err
 		}
-		if t.landed {
+		switch {
+		case t.landed:
 			landed++
-		} else if t.signals == 0 {
-			break
+		case t.signals == 0 && created:
+			// Jobs were created before, none in a whole try: the workload
+			// is over. (Before the first job, instances may still boot.)
+			n.Note("window_traps_landed", fmt.Sprintf("%d/%d", landed, count))
+			return landed, nil
 		}
+		created = created || t.signals > 0
 	}
 	n.Note("window_traps_landed", fmt.Sprintf("%d/%d", landed, count))
 	return landed, nil
