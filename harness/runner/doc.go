@@ -39,10 +39,11 @@
 // match:
 //   - the window trap (CrashWindow, TrapCrashes) SIGSTOPs the instance,
 //     blackholes its MySQL link, SIGKILLs it, heals the link, restarts the
-//     slot. TrapCrashes re-arms on instances picked with the run's seed until
-//     the planned count has landed or its budget has passed, and stops early
-//     when a try saw no job created after earlier tries saw some (the
-//     workload is over; before the first job, instances may still boot); it notes
+//     slot. TrapCrashes arms the instance running longest (a restarted one
+//     may still be booting), re-arming until the planned count has landed
+//     or its budget has passed, and stops early when a try saw no job
+//     created after earlier tries saw some (the workload is over; before
+//     the first job, instances may still boot); it notes
 //     "window_traps_landed" = "k/N" in the run's params.
 //   - the pause trap (PauseTrap) SIGSTOPs the instance for a span past its
 //     lease, SIGCONTs it, and waits a settle span; it re-arms until one pause

@@ -42,8 +42,9 @@ func (n *Nemesis) CrashWindow(ctx context.Context, slot string, nth int, deadlin
 	return err
 }
 
-// TrapCrashes lands count window-trap crashes on instances picked with the
-// run's randomness, re-arming after each miss, until count have landed or
+// TrapCrashes lands count window-trap crashes, each on the instance running
+// longest (a restarted one may still be booting; so the kills go round the
+// slots), re-arming after each miss, until count have landed or
 // budget has passed; each try waits up to perTry. It stops early when a try
 // saw no job created at all after earlier ones did (the workload is over). Every landed crash is a
 // "window-trap" fault, every miss a "window-trap-miss". It returns how many
@@ -56,7 +57,7 @@ func (n *Nemesis) TrapCrashes(ctx context.Context, count int, perTry, budget tim
 		if left <= 0 {
 			break
 		}
-		t, err := n.trapWindow(ctx, n.Pick(), min(perTry, left))
+		t, err := n.trapWindow(ctx, n.longestRunning(), min(perTry, left))
 		if err != nil {
 			return landed, err
 		}
@@ -256,3 +257,19 @@ func (n *Nemesis) heldEvents(ctx context.Context, instance string, jobs []string
 }
 
 func placeholders(k int) string { return strings.TrimSuffix(strings.Repeat("?,", k), ",") }
+
+// longestRunning is the slot whose live instance started first (the first
+// slot when none is alive).
+func (n *Nemesis) longestRunning() string {
+	best, bestAt := n.slots[0], time.Time{}
+	for _, slot := range n.slots {
+		p, ok := n.sup.Current(slot)
+		if !ok || !p.Alive() {
+			continue
+		}
+		if bestAt.IsZero() || p.Started.Before(bestAt) {
+			best, bestAt = slot, p.Started
+		}
+	}
+	return best
+}
