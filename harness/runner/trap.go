@@ -95,7 +95,6 @@ func (n *Nemesis) trapWindow(ctx context.Context, slot string, deadline time.Dur
 	if err != nil {
 		return tryResult{}, fmt.Errorf("window trap %s: delay redis replies: %w", slot, err)
 	}
-	defer func() { _ = redisLink.Remove(slow) }()
 	tctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	hits := make(chan supervisor.Hit)
@@ -107,6 +106,14 @@ func (n *Nemesis) trapWindow(ctx context.Context, slot string, deadline time.Dur
 	})
 	cancel()
 	res := tryResult{landed: trap.JobID != "", signals: m.wait()}
+	if res.landed {
+		// Removing the delay from the link of a killed client can take
+		// toxiproxy many seconds (15 s seen): do it without holding up the
+		// next trap; the link's next fault or heal waits for it.
+		go func() { _ = redisLink.Remove(slow) }()
+	} else if rmErr := redisLink.Remove(slow); rmErr != nil && err == nil {
+		return res, fmt.Errorf("window trap %s: remove the reply delay: %w", slot, rmErr)
+	}
 	if err != nil && !res.landed && ctx.Err() == nil {
 		n.recordMiss(FaultWindowTrapMiss, slot, instance, armed, missReason(err, deadline), m)
 		err = nil // a miss: re-armed by the caller
