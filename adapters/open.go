@@ -12,9 +12,24 @@ import (
 
 // Open resolves an --adapter argument: "reference" is the built-in reference
 // dispatcher; "mutant:NAME" one of the broken dispatchers of package mutants
-// ("mutant:NAME:blackbox": the same, with its crash points hidden);
 // a path ending in .yaml or .yml is a manifest (see package manifest).
+// "reference+blackbox" and "mutant:NAME+blackbox" run the built-in ones with
+// their crash points declared absent (BlackBox); a mutant then also drops
+// the failpoints its own bug arms (mutants.BlackBoxSuffix).
 func Open(name string) (supervisor.Adapter, error) {
+	if base, ok := strings.CutSuffix(name, BlackBoxSuffix); ok {
+		if strings.HasSuffix(base, ".yaml") || strings.HasSuffix(base, ".yml") {
+			return nil, fmt.Errorf("adapter %q: a manifest declares its crash points itself (capabilities.crash_points: false); drop %q", name, BlackBoxSuffix)
+		}
+		if bug, ok := strings.CutPrefix(base, "mutant:"); ok {
+			return mutants.Adapter(bug + mutants.BlackBoxSuffix)
+		}
+		a, err := Open(base)
+		if err != nil {
+			return nil, err
+		}
+		return BlackBox(a), nil
+	}
 	switch {
 	case name == "" || name == "reference":
 		return refadapter.New(), nil

@@ -101,6 +101,11 @@ func crashWindow() runner.Scenario {
 	// A crash outside the window proves nothing about step 8.
 	s.Landing = []history.Requirement{{Fault: history.LandCrashWindow, AtLeast: 6, Planned: crashes}}
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+		if !n.HasCrashPoints() {
+			// From outside: re-armed until every planned crash landed.
+			_, err := n.TrapCrashes(ctx, crashes, 5*time.Second, 60*time.Second)
+			return err
+		}
 		for i := 0; i < crashes; i++ {
 			slot := n.Pick()
 			if err := n.CrashWindow(ctx, slot, 1+n.Rand().Intn(3), 5*time.Second); err != nil {
@@ -183,7 +188,8 @@ func leaseExpiry() runner.Scenario {
 // zombie pauses owners past their lease at the worst places: right after an
 // add (d1), and inside a finalize holding its row locks (d2). Others recover
 // and finalize the claims meanwhile; the sleepers wake and must be fenced
-// out. A dispatcher without crash points is paused from outside (SIGSTOP).
+// out. A dispatcher without crash points is paused from outside by the
+// pause trap (SIGSTOP when its add shows in Redis, before its finalize).
 func zombie() runner.Scenario {
 	s := base("zombie", "owners pause past their lease after an add and inside a finalize; others take over; the zombies must be fenced out", 3, 800)
 	s.Rate = 100
@@ -203,13 +209,16 @@ func zombie() runner.Scenario {
 					return n.PauseAt(ctx, "d2", "before-finalize-commit", 2, lease*3/2, lease)
 				})
 		}
+		// From outside: each pause springs when the instance's add shows
+		// in Redis while it holds the claim, before its finalize.
 		return both(ctx,
-			func(ctx context.Context) error { return n.Pause(ctx, "d1", lease*5/2) },
 			func(ctx context.Context) error {
-				if err := n.Sleep(ctx, lease/2); err != nil {
-					return err
-				}
-				return n.Pause(ctx, "d2", lease*3/2)
+				_, err := n.PauseTrap(ctx, "d1", lease*5/2, lease, 20*time.Second)
+				return err
+			},
+			func(ctx context.Context) error {
+				_, err := n.PauseTrap(ctx, "d2", lease*3/2, lease, 20*time.Second)
+				return err
 			})
 	}
 	return s

@@ -159,7 +159,7 @@ var blackBoxScenarios = map[string]string{
 }
 
 // The "prove it on black boxes": every mutant whose scenario has a
-// black-box path runs with its crash points hidden (mutant:NAME:blackbox)
+// black-box path runs with its crash points hidden (mutant:NAME+blackbox)
 // and must never pass: its invariant fails, or the run is unknown because a
 // fault did not land where it matters. Nine runs in sequence, about two to
 // three minutes on two cores.

@@ -23,7 +23,7 @@ const BlackBoxSuffix = ":blackbox"
 // Adapter returns the adapter of the named mutant: the reference adapter's
 // build and contract, with OUTBOXCHAOS_MUTANT set for every instance. A
 // name ending in BlackBoxSuffix is the same mutant as a black box, named
-// "mutant-<name>-blackbox" in reports.
+// "mutant-<name>+blackbox" in reports.
 func Adapter(name string) (supervisor.Adapter, error) {
 	bug, blackbox := strings.CutSuffix(name, BlackBoxSuffix)
 	if _, err := Lookup(bug); err != nil {
@@ -33,7 +33,7 @@ func Adapter(name string) (supervisor.Adapter, error) {
 	if err != nil || !blackbox {
 		return a, err
 	}
-	a.name += "-blackbox"
+	a.name += "+blackbox"
 	a.blackbox = true
 	return a, nil
 }

@@ -80,7 +80,7 @@ func TestAdaptersDeclareTheirCapabilities(t *testing.T) {
 func TestABlackBoxMutantHidesItsCrashPoints(t *testing.T) {
 	a, err := mutants.Adapter(dispatcher.BugNoJobID + mutants.BlackBoxSuffix)
 	require.NoError(t, err)
-	require.Equal(t, "mutant-"+dispatcher.BugNoJobID+"-blackbox", a.Name())
+	require.Equal(t, "mutant-"+dispatcher.BugNoJobID+"+blackbox", a.Name())
 	c := a.Capabilities()
 	require.False(t, c.CrashPoints, "declared absent")
 	require.True(t, c.GracefulTerm)

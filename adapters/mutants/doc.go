@@ -11,7 +11,7 @@
 // with OUTBOXCHAOS_MUTANT=<name> in every instance's environment; it honours
 // every contract tuning variable, has the reference's crash points and stops
 // gracefully on SIGTERM. BaseAdapter runs the base with no bug, the control.
-// Adapter("<name>:blackbox") (the CLI's --adapter mutant:<name>:blackbox) is
+// Adapter("<name>:blackbox") (the CLI's --adapter mutant:<name>+blackbox) is
 // the same mutant as a black box: it declares no crash points and is never
 // given OUTBOX_FAILPOINTS, so the harness traps its windows from outside
 // (window trap, SIGSTOP, proxy faults), as for another team's dispatcher;

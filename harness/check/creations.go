@@ -210,11 +210,10 @@ func hashData(h history.JobHash) string {
 // data names the job.
 func matchJobs(ix *index, bullID, data string) []string {
 	var out []string
-	if ix.knownJob(data) {
-		out = append(out, data)
-	}
-	if bullID != data && ix.knownJob(bullID) && (data == "" || !allDigits(bullID)) {
-		out = append(out, bullID)
+	for _, job := range history.JobCandidates(bullID, data) {
+		if ix.knownJob(job) {
+			out = append(out, job)
+		}
 	}
 	return out
 }

@@ -25,3 +25,31 @@ func DataJobID(data string) string {
 		return fmt.Sprint(v)
 	}
 }
+
+// JobCandidates returns the ai_jobs ids a BullMQ job may stand for: its
+// data.jobId when known, and its BullMQ id, except that an all-digit BullMQ
+// id is BullMQ's own counter (the dispatcher gave no jobId) and does not
+// name a row when the data names one. It is the one definition of how a job
+// is matched to a row; callers keep the candidates that name a known row.
+func JobCandidates(bullID, dataJobID string) []string {
+	var out []string
+	if dataJobID != "" {
+		out = append(out, dataJobID)
+	}
+	if bullID != "" && bullID != dataJobID && (dataJobID == "" || !allDigits(bullID)) {
+		out = append(out, bullID)
+	}
+	return out
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -32,7 +32,7 @@
 // # Redis: RedisObserver
 //
 // Start turns on keyspace notifications (CONFIG SET notify-keyspace-events,
-// adding K g h x e, and n for new keys where the server supports it: Redis
+// adding K g h x e l z, and n for new keys where the server supports it: Redis
 // 7.0 and later) and subscribes to __keyspace@<db>__:<prefix>:<q>:* for each
 // queue. A job hash is a key <prefix>:<q>:<id> whose id has no ':' and is not
 // one of BullMQ's queue keys (wait, active, meta, events, ...). For job keys it
@@ -96,6 +96,30 @@
 // published before Stop is recorded. Start after Stop resumes the streams
 // from where they were, records a keyspace Gap for the time it was off, and
 // rescans the job hashes as after a reconnect.
+//
+// # Creation signal
+//
+// Subscribe gives live traps a direct signal of every job the observer
+// sees come into being, without polling the recorder: a Creation (queue,
+// BullMQ id, data.jobId when its data was read, what showed it, harness
+// time). A job is signalled on its first sight, whichever comes first:
+//   - a new job hash (keyspace "new"; source "hash"), its data read;
+//   - an "added" entry of the queue's events stream (source "stream"), the
+//     id only;
+//   - an LPUSH or RPUSH into wait or paused, a ZADD into prioritized or
+//     delayed (keyspace classes l and z; source the structure's name): the
+//     observer reads the ids at the list's pushed end (deeper while every id
+//     is unseen: one notification may stand for a script's batch) or the
+//     sorted set (up to 4096 members), and each unseen id's data;
+//   - a job hash found by the rescan after a gap (source "scan").
+//
+// It is signalled once more when a later sight reads the data.jobId the
+// first lacked (a stream entry read before the hash), and again after its
+// key is deleted and created anew. The push reads run only while someone
+// subscribes. Creation.Jobs matches the job to ai_jobs ids by
+// history.JobCandidates, the definition the I1 checker uses. The fan-out
+// never blocks the observer: a subscriber whose buffer is full misses the
+// signal, counted by Subscription.Dropped; size the buffer for bursts.
 //
 // # Final scan
 //

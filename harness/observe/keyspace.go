@@ -115,6 +115,10 @@ func (o *RedisObserver) onKeyEvent(ctx context.Context, m *redis.Message) {
 		}
 		return
 	}
+	if name, ok := pushedStructure(o.base(q), key, m.Payload); ok {
+		o.signalPushed(ctx, q, name, key, m.Payload)
+		return
+	}
 	id, ok := jobIDFromKey(o.base(q), key)
 	if !ok {
 		return
@@ -190,6 +194,7 @@ func (o *RedisObserver) recordKey(ctx context.Context, q, id, key, event string)
 	}
 	note.Event = o.restamp(key, note)
 	o.rec.AddKey(note)
+	o.signalNote(note)
 }
 
 // restamp tells a creation from a reload. A Redis restarted with an

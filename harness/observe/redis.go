@@ -56,6 +56,9 @@ type RedisObserver struct {
 
 	// Stream state, owned by the stream goroutine; kept across Stop/Start.
 	streams []*streamState
+
+	// fan signals each job's first sight to subscribers (signal.go).
+	fan fanout
 }
 
 // NewRedisObserver returns an observer of queues under prefix. rdb must be a
@@ -165,7 +168,7 @@ func (o *RedisObserver) configure(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("redis observer: read notify-keyspace-events: %w", err)
 	}
-	flags := addFlags(cur["notify-keyspace-events"], "Kghxe")
+	flags := addFlags(cur["notify-keyspace-events"], "Kghxelz")
 	if err := o.rdb.ConfigSet(ctx, "notify-keyspace-events", addFlags(flags, "n")).Err(); err == nil {
 		o.newEvents = true
 		return nil
@@ -179,10 +182,10 @@ func (o *RedisObserver) configure(ctx context.Context) error {
 }
 
 // addFlags adds to flags each class in want it lacks; "A" already holds g, h,
-// x and e.
+// x, e, l and z.
 func addFlags(flags, want string) string {
 	for _, c := range want {
-		covered := strings.ContainsRune(flags, c) || (strings.ContainsRune(flags, 'A') && strings.ContainsRune("ghxe", c))
+		covered := strings.ContainsRune(flags, c) || (strings.ContainsRune(flags, 'A') && strings.ContainsRune("ghxelz", c))
 		if !covered {
 			flags += string(c)
 		}

@@ -73,6 +73,7 @@ func (o *RedisObserver) rescanQueue(ctx context.Context, q string) error {
 			DataJobID: h.DataJobID, Data: h.Data, Opts: h.Opts, Stamp: h.Timestamp, At: time.Now().UTC()}
 		o.restamp(key, note)
 		o.rec.AddKey(note)
+		o.signalNote(note)
 	}
 	return nil
 }

@@ -101,7 +101,11 @@ func (o *RedisObserver) record(res []redis.XStream) map[*streamState]int {
 			continue
 		}
 		for _, msg := range s.Messages {
-			o.rec.AddStream(streamEntry(st.queue, msg))
+			e := streamEntry(st.queue, msg)
+			o.rec.AddStream(e)
+			if e.Event == "added" && e.JobID != "" {
+				o.fan.publish(Creation{Queue: e.Queue, JobID: e.JobID, Source: SourceStream, At: time.Now().UTC()}, sightID)
+			}
 			st.lastID = msg.ID
 			st.seen++
 		}

@@ -26,6 +26,52 @@
 // the scenario and its parameters are written to the run folder, and the
 // command that reproduces the run is in results.json and index.html.
 //
+// # Traps for black-box dispatchers
+//
+// A dispatcher without crash points is reached from outside. A trap
+// subscribes to the Redis observer's creation signal (observe.Creation: a
+// new job hash, an "added" stream entry, or an id pushed into wait, paused,
+// prioritized or delayed), arms the slot's instance by delaying its Redis
+// replies by 300 ms (its add lands, it learns so only later), and looks each
+// signalled job up: the job's ai_jobs ids (history.JobCandidates: the BullMQ
+// id, or data.jobId) must have an event in processing whose locked_by is the
+// instance, its own claim. Without a locked_by column any job counts. On a
+// match:
+//   - the window trap (CrashWindow, TrapCrashes) SIGSTOPs the instance,
+//     blackholes its MySQL link, SIGKILLs it, heals the link, restarts the
+//     slot. TrapCrashes arms the instance running longest (a restarted one
+//     may still be booting), re-arming until the planned count has landed
+//     or its budget has passed, and stops early when a try saw no job
+//     created after earlier tries saw some (the workload is over; before
+//     the first job, instances may still boot); it notes
+//     "window_traps_landed" = "k/N" in the run's params.
+//   - the pause trap (PauseTrap) SIGSTOPs the instance for a span past its
+//     lease, SIGCONTs it, and waits a settle span; it re-arms until one pause
+//     lands or its deadline passes.
+//
+// Fault records (faults.jsonl), one per landed trap or missed try:
+//
+//	kind              target       params
+//	window-trap       instance     job (ai_jobs id), events (ids of the events of job the
+//	                               instance held, comma-separated; absent with "held" =
+//	                               "unknown: ..." when the mapping has no locked_by),
+//	                               queue, bull_id, data_job_id (when read), source (hash,
+//	                               stream, wait, paused, prioritized, delayed, scan),
+//	                               seen (signal time), matched (hold confirmed), instance,
+//	                               slot, link ("mysql/<instance>"). Start: SIGSTOP; End:
+//	                               after kill and heal.
+//	pause-trap        instance     as window-trap (no link), plus for (pause length).
+//	                               Start: SIGSTOP; End: after resume and settle.
+//	window-trap-miss  instance     slot, reason, signals (creations seen while armed),
+//	pause-trap-miss                not_held (of those, not the instance's), dropped
+//	                               (signals lost to a full buffer). Start: armed; End:
+//	                               given up.
+//
+// A landed trap's kill or pause fell after the add of an event the instance
+// held and before that instance finalized it: at the match the event was
+// still processing under its claim. A landing check counts window-trap
+// records against the planned number (the scenario's "crashes" param).
+//
 // # Exit codes
 //
 // 0 pass, 1 violation, 2 unknown, 3 harness error (see ExitCode); several

@@ -11,6 +11,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/observe"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
@@ -28,7 +29,8 @@ type Nemesis struct {
 	slots    []string
 	slotEnv  map[string]map[string]string
 	caps     supervisor.Capabilities
-	db       *sql.DB // direct, for the window trap's look-ups
+	db       *sql.DB                // direct, for the window trap's look-ups
+	obs      *observe.RedisObserver // the traps' creation signal
 	schema   schema.Mapping
 	progress func(ctx context.Context) (done, total int, err error)
 	prefix   string   // the BullMQ key prefix of the run

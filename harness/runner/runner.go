@@ -344,7 +344,7 @@ func (r *run) startInstances(ctx context.Context) error {
 	r.nem = &Nemesis{
 		sup: r.sup, proxy: r.proxy, links: r.links, env: r.o.Env, rec: r.rec, draws: newDraws(r.rng.Int63()),
 		slots: slots(r.o.Scenario.Instances), slotEnv: map[string]map[string]string{},
-		caps: r.o.Adapter.Capabilities(), db: r.db, schema: r.o.Adapter.Schema(), progress: r.progress,
+		caps: r.o.Adapter.Capabilities(), db: r.db, obs: r.obs, schema: r.o.Adapter.Schema(), progress: r.progress,
 		prefix: r.prefix, queues: append([]string(nil), r.queues...),
 	}
 	for _, slot := range r.nem.slots {

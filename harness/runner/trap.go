@@ -9,12 +9,25 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/observe"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
 
 // windowLatency delays Redis's replies to the armed instance while a window
 // trap waits: its add lands at once (the harness sees the job), but the
 // instance learns of it, and so reaches markPublished, only this much later.
 const windowLatency = 300 * time.Millisecond
+
+// signalBuffer is a trap's subscription buffer: room for a burst of adds
+// (a batch of hundreds) while the trap looks one up.
+const signalBuffer = 4096
+
+// Fault kinds the traps record (see doc.go for their params).
+const (
+	FaultWindowTrapMiss = "window-trap-miss"
+	FaultPauseTrap      = "pause-trap"
+	FaultPauseTrapMiss  = "pause-trap-miss"
+)
 
 // CrashWindow kills the slot's instance between a BullMQ add and its
 // markPublished, then restarts it. A dispatcher with crash points crashes at
@@ -25,66 +38,194 @@ func (n *Nemesis) CrashWindow(ctx context.Context, slot string, nth int, deadlin
 	if n.caps.CrashPoints {
 		return n.CrashAt(ctx, slot, "after-enqueue", nth, deadline)
 	}
-	return n.trapWindow(ctx, slot, deadline)
+	_, err := n.trapWindow(ctx, slot, deadline)
+	return err
 }
 
-func (n *Nemesis) trapWindow(ctx context.Context, slot string, deadline time.Duration) error {
+// TrapCrashes lands count window-trap crashes, each on the instance running
+// longest (a restarted one may still be booting; so the kills go round the
+// slots), re-arming after each miss, until count have landed or
+// budget has passed; each try waits up to perTry. It stops early when a try
+// saw no job created at all after earlier ones did (the workload is over). Every landed crash is a
+// "window-trap" fault, every miss a "window-trap-miss". It returns how many
+// landed. For black-box dispatchers; with crash points use CrashWindow.
+func (n *Nemesis) TrapCrashes(ctx context.Context, count int, perTry, budget time.Duration) (int, error) {
+	end := time.Now().Add(budget)
+	landed, created := 0, false
+	for landed < count {
+		left := time.Until(end)
+		if left <= 0 {
+			break
+		}
+		t, err := n.trapWindow(ctx, n.longestRunning(), min(perTry, left))
+		if err != nil {
+			return landed, err
+		}
+		switch {
+		case t.landed:
+			landed++
+		case t.signals == 0 && created:
+			// Jobs were created before, none in a whole try: the workload
+			// is over. (Before the first job, instances may still boot.)
+			n.Note("window_traps_landed", fmt.Sprintf("%d/%d", landed, count))
+			return landed, nil
+		}
+		created = created || t.signals > 0
+	}
+	n.Note("window_traps_landed", fmt.Sprintf("%d/%d", landed, count))
+	return landed, nil
+}
+
+// tryResult is what one armed try saw.
+type tryResult struct {
+	landed  bool
+	signals int // creations seen while armed, by any instance
+}
+
+func (n *Nemesis) trapWindow(ctx context.Context, slot string, deadline time.Duration) (tryResult, error) {
+	if n.obs == nil {
+		return tryResult{}, fmt.Errorf("window trap %s: no Redis observer to signal job creations", slot)
+	}
 	link, redisLink := n.links["mysql/"+slot], n.links["redis/"+slot]
+	sub := n.obs.Subscribe(signalBuffer)
+	defer sub.Close()
+	armed := time.Now().UTC()
+	instance := n.sup.Instances()[slot]
 	slow, err := redisLink.Add(faultproxy.Fault{Kind: faultproxy.Latency, Latency: windowLatency, Direction: faultproxy.Downstream})
 	if err != nil {
-		return fmt.Errorf("window trap %s: delay redis replies: %w", slot, err)
+		return tryResult{}, fmt.Errorf("window trap %s: delay redis replies: %w", slot, err)
 	}
-	defer func() { _ = redisLink.Remove(slow) }()
 	tctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
-	jobs := make(chan string)
-	go n.watchCreations(tctx, slot, jobs)
-	_, err = n.sup.TrapWindow(tctx, slot, jobs, func() (func() error, error) {
+	hits := make(chan supervisor.Hit)
+	m := newMatcher(n, slot, sub)
+	go m.run(tctx, hits)
+	trap, err := n.sup.TrapWindow(tctx, slot, hits, func() (func() error, error) {
 		id, err := link.Add(faultproxy.Fault{Kind: faultproxy.Blackhole})
 		return func() error { return link.Remove(id) }, err
 	})
-	if err != nil && !errors.Is(tctx.Err(), context.DeadlineExceeded) {
-		return err
+	cancel()
+	res := tryResult{landed: trap.JobID != "", signals: m.wait()}
+	if res.landed {
+		// Removing the delay from the link of a killed client can take
+		// toxiproxy many seconds (15 s seen): do it without holding up the
+		// next trap; the link's next fault or heal waits for it.
+		go func() { _ = redisLink.Remove(slow) }()
+	} else if rmErr := redisLink.Remove(slow); rmErr != nil && err == nil {
+		return res, fmt.Errorf("window trap %s: remove the reply delay: %w", slot, rmErr)
 	}
-	// Sprung or timed out (no add in time): either way restart it clean.
+	if err != nil && !res.landed && ctx.Err() == nil {
+		n.recordMiss(FaultWindowTrapMiss, slot, instance, armed, missReason(err, deadline), m)
+		err = nil // a miss: re-armed by the caller
+	}
+	if err != nil {
+		return res, err
+	}
 	if n.alive(slot) {
-		return nil
+		return res, nil
 	}
-	return n.start(ctx, slot, n.slotEnv[slot])
+	return res, n.start(ctx, slot, n.slotEnv[slot])
 }
 
-// watchCreations sends the ids of jobs created in Redis from now on whose
-// event the slot's current instance holds. Without a locked_by column in
-// the mapping, any created job counts.
-func (n *Nemesis) watchCreations(ctx context.Context, slot string, out chan<- string) {
-	_, seen := n.rec.StreamSince(1 << 62)
+func missReason(err error, deadline time.Duration) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("no job of an event the instance holds showed up within %s", deadline)
+	}
+	return err.Error()
+}
+
+// recordMiss records a trap that was armed and did not land.
+func (n *Nemesis) recordMiss(kind, slot, instance string, armed time.Time, reason string, m *matcher) {
+	n.rec.StartFault(history.Fault{Kind: kind, Target: instance, Start: armed, End: time.Now().UTC(),
+		Params: map[string]string{"slot": slot, "reason": reason, "signals": fmt.Sprint(m.seen),
+			"not_held": fmt.Sprint(m.notHeld), "dropped": fmt.Sprint(m.sub.Dropped())}})
+}
+
+// matcher turns creation signals into hits: a job whose event the slot's
+// current instance holds (claimed, still processing, locked by it).
+type matcher struct {
+	n       *Nemesis
+	slot    string
+	sub     *observe.Subscription
+	seen    int // signals read; written by run, read after wait
+	notHeld int
+	done    chan struct{}
+}
+
+func newMatcher(n *Nemesis, slot string, sub *observe.Subscription) *matcher {
+	return &matcher{n: n, slot: slot, sub: sub, done: make(chan struct{})}
+}
+
+// run reads signals until ctx ends and offers the first match on hits.
+func (m *matcher) run(ctx context.Context, hits chan<- supervisor.Hit) {
+	defer close(m.done)
 	for {
-		var entries []history.StreamEntry
-		entries, seen = n.rec.StreamSince(seen)
-		for _, e := range entries {
-			if e.Event != "added" || !n.holds(ctx, slot, e.JobID) {
+		select {
+		case <-ctx.Done():
+			return
+		case c, ok := <-m.sub.C:
+			if !ok {
+				return
+			}
+			m.seen++
+			hit, ok := m.match(ctx, c)
+			if !ok {
+				m.notHeld++
 				continue
 			}
 			select {
-			case out <- e.JobID:
+			case hits <- hit:
 				return
 			case <-ctx.Done():
 				return
 			}
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(2 * time.Millisecond):
-		}
 	}
 }
 
-// holds says whether the slot's current instance holds the event of job.
-func (n *Nemesis) holds(ctx context.Context, slot, job string) bool {
+// wait waits for run to end (its context is cancelled) and returns how
+// many signals it read.
+func (m *matcher) wait() int {
+	<-m.done
+	return m.seen
+}
+
+func (m *matcher) match(ctx context.Context, c observe.Creation) (supervisor.Hit, bool) {
+	instance := m.n.sup.Instances()[m.slot]
+	job, events, ok := m.n.heldEvents(ctx, instance, c.Jobs())
+	if !ok {
+		return supervisor.Hit{}, false
+	}
+	return supervisor.Hit{Job: job, Params: hitParams(c, instance, events)}, true
+}
+
+func hitParams(c observe.Creation, instance string, events []string) map[string]string {
+	p := map[string]string{
+		"queue": c.Queue, "bull_id": c.JobID, "source": c.Source,
+		"seen": c.At.Format(time.RFC3339Nano), "matched": time.Now().UTC().Format(time.RFC3339Nano),
+		"instance": instance,
+	}
+	if c.DataJobID != "" {
+		p["data_job_id"] = c.DataJobID
+	}
+	if events == nil {
+		p["held"] = "unknown: the mapping has no locked_by column"
+	} else {
+		p["events"] = strings.Join(events, ",")
+	}
+	return p
+}
+
+// heldEvents returns the first of jobs whose events instance holds (claimed
+// by it, still processing) and those events' ids. Without a locked_by column
+// in the mapping nothing can be attributed: any job counts, events nil.
+func (n *Nemesis) heldEvents(ctx context.Context, instance string, jobs []string) (string, []string, bool) {
+	if len(jobs) == 0 || instance == "" {
+		return "", nil, false
+	}
 	m := n.schema
 	if m.Outbox.LockedBy == "" {
-		return true
+		return jobs[0], nil, true
 	}
 	var processing []any
 	for w, c := range m.OutboxStatus {
@@ -92,13 +233,50 @@ func (n *Nemesis) holds(ctx context.Context, slot, job string) bool {
 			processing = append(processing, w)
 		}
 	}
-	q := fmt.Sprintf("SELECT COUNT(*) FROM `%s` WHERE `%s` = ? AND `%s` = ? AND `%s` IN (%s)",
-		m.Outbox.Table, m.Outbox.AggregateID, m.Outbox.LockedBy, m.Outbox.Status,
-		strings.TrimSuffix(strings.Repeat("?,", len(processing)), ","))
-	args := append([]any{job, n.sup.Instances()[slot]}, processing...)
-	var k int
-	if err := n.db.QueryRowContext(ctx, q, args...).Scan(&k); err != nil {
-		return false
+	q := fmt.Sprintf("SELECT `%s`, `%s` FROM `%s` WHERE `%s` IN (%s) AND `%s` = ? AND `%s` IN (%s) ORDER BY `%s`",
+		m.Outbox.ID, m.Outbox.AggregateID, m.Outbox.Table, m.Outbox.AggregateID, placeholders(len(jobs)),
+		m.Outbox.LockedBy, m.Outbox.Status, placeholders(len(processing)), m.Outbox.ID)
+	args := make([]any, 0, len(jobs)+1+len(processing))
+	for _, j := range jobs {
+		args = append(args, j)
 	}
-	return k > 0
+	args = append(append(args, instance), processing...)
+	rows, err := n.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return "", nil, false
+	}
+	defer rows.Close()
+	var job string
+	var events []string
+	for rows.Next() {
+		var id, agg string
+		if rows.Scan(&id, &agg) != nil {
+			return "", nil, false
+		}
+		if job == "" {
+			job = agg
+		}
+		if agg == job {
+			events = append(events, id)
+		}
+	}
+	return job, events, rows.Err() == nil && job != ""
+}
+
+func placeholders(k int) string { return strings.TrimSuffix(strings.Repeat("?,", k), ",") }
+
+// longestRunning is the slot whose live instance started first (the first
+// slot when none is alive).
+func (n *Nemesis) longestRunning() string {
+	best, bestAt := n.slots[0], time.Time{}
+	for _, slot := range n.slots {
+		p, ok := n.sup.Current(slot)
+		if !ok || !p.Alive() {
+			continue
+		}
+		if bestAt.IsZero() || p.Started.Before(bestAt) {
+			best, bestAt = slot, p.Started
+		}
+	}
+	return best
 }

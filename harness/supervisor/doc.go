@@ -78,5 +78,7 @@
 // instance's batch, the supervisor freezes the instance (SIGSTOP, the fastest
 // thing it can do), blackholes the instance's MySQL link through a function
 // the caller passes (the fault proxy), SIGKILLs the instance and heals the
-// link. The trap is one fault window "window-trap" in the history.
+// link. The trap is one fault window "window-trap" in the history; the
+// caller's Hit params (the events held, the BullMQ id, when it was seen) are
+// recorded with it (see runner/doc.go for the fields).
 package supervisor

@@ -12,6 +12,14 @@ import (
 // FaultWindowTrap is the history fault kind of a window trap.
 const FaultWindowTrap = "window-trap"
 
+// Hit is a job creation that springs a window trap: the ai_jobs id it was
+// matched to, and what the caller knows of it (event ids, BullMQ id, when it
+// was seen), recorded among the trap's fault params.
+type Hit struct {
+	Job    string
+	Params map[string]string
+}
+
 // Trap is what one window trap did.
 type Trap struct {
 	Slot     string
@@ -23,7 +31,7 @@ type Trap struct {
 }
 
 // TrapWindow traps the crash window of a black-box dispatcher from outside.
-// It waits for the first job id on jobCreated (the caller sends only jobs
+// It waits for the first Hit on jobCreated (the caller sends only jobs
 // created by this slot's instance: those whose event it holds), then at
 // once freezes the instance (SIGSTOP), blackholes its MySQL link with
 // blackholeMySQL (so a finalize still in flight cannot land), SIGKILLs it,
@@ -31,7 +39,7 @@ type Trap struct {
 // the history. It returns an error when ctx ends, jobCreated closes or the
 // instance exits before a job shows up; the link is healed whatever fails
 // after the blackhole.
-func (s *Supervisor) TrapWindow(ctx context.Context, slotID string, jobCreated <-chan string,
+func (s *Supervisor) TrapWindow(ctx context.Context, slotID string, jobCreated <-chan Hit,
 	blackholeMySQL func() (heal func() error, err error)) (Trap, error) {
 	if jobCreated == nil || blackholeMySQL == nil {
 		return Trap{}, fmt.Errorf("window trap %s: give a job channel and a blackhole function", slotID)
@@ -40,14 +48,19 @@ func (s *Supervisor) TrapWindow(ctx context.Context, slotID string, jobCreated <
 	if err != nil {
 		return Trap{}, fmt.Errorf("window trap: %w", err)
 	}
-	job, err := awaitJob(ctx, p, jobCreated)
+	hit, err := awaitJob(ctx, p, jobCreated)
 	if err != nil {
 		return Trap{}, fmt.Errorf("window trap %s: %w", p.ID, err)
 	}
+	job := hit.Job
 	t := Trap{Slot: slotID, Instance: p.ID, JobID: job, Start: time.Now().UTC()}
 	if s.rec != nil {
-		t.FaultID = s.rec.StartFault(history.Fault{Kind: FaultWindowTrap, Target: p.ID, Start: t.Start,
-			Params: map[string]string{"job": job, "slot": slotID, "link": "mysql/" + p.ID}})
+		params := map[string]string{}
+		for k, v := range hit.Params {
+			params[k] = v
+		}
+		params["job"], params["slot"], params["link"] = job, slotID, "mysql/"+p.ID
+		t.FaultID = s.rec.StartFault(history.Fault{Kind: FaultWindowTrap, Target: p.ID, Start: t.Start, Params: params})
 	}
 	err = s.spring(p, job, blackholeMySQL)
 	t.End = time.Now().UTC()
@@ -60,17 +73,17 @@ func (s *Supervisor) TrapWindow(ctx context.Context, slotID string, jobCreated <
 	return t, nil
 }
 
-func awaitJob(ctx context.Context, p *Proc, jobCreated <-chan string) (string, error) {
+func awaitJob(ctx context.Context, p *Proc, jobCreated <-chan Hit) (Hit, error) {
 	select {
-	case job, ok := <-jobCreated:
+	case hit, ok := <-jobCreated:
 		if !ok {
-			return "", errors.New("job channel closed before any job was created")
+			return Hit{}, errors.New("job channel closed before any job was created")
 		}
-		return job, nil
+		return hit, nil
 	case <-p.done:
-		return "", fmt.Errorf("instance exited before any job was created: %s", p.exit)
+		return Hit{}, fmt.Errorf("instance exited before any job was created: %s", p.exit)
 	case <-ctx.Done():
-		return "", fmt.Errorf("wait for a created job: %w", ctx.Err())
+		return Hit{}, fmt.Errorf("wait for a created job: %w", ctx.Err())
 	}
 }
 

@@ -53,8 +53,8 @@ func TestTrapWindowKillsInTheWindow(t *testing.T) {
 	startReady(t, s, "d1", nil)
 	p := startReady(t, s, "d2", nil)
 	link := &trapLink{p: p, rec: rec}
-	jobs := make(chan string, 1)
-	jobs <- "job-17"
+	jobs := make(chan Hit, 1)
+	jobs <- Hit{Job: "job-17", Params: map[string]string{"events": "5", "job": "overridden"}}
 
 	trap, err := s.TrapWindow(testCtx(t), "d2", jobs, link.blackhole)
 	require.NoError(t, err)
@@ -73,7 +73,7 @@ func TestTrapWindowKillsInTheWindow(t *testing.T) {
 	require.Equal(t, trap.FaultID, f.ID)
 	require.Equal(t, FaultWindowTrap, f.Kind)
 	require.Equal(t, "d2", f.Target)
-	require.Equal(t, map[string]string{"job": "job-17", "slot": "d2", "link": "mysql/d2"}, f.Params)
+	require.Equal(t, map[string]string{"job": "job-17", "slot": "d2", "link": "mysql/d2", "events": "5"}, f.Params)
 	require.False(t, f.Start.IsZero())
 	require.False(t, f.End.Before(f.Start))
 	require.Equal(t, []string{"start", "stop", "kill", "exit"}, actions(rec, "d2"))
@@ -87,8 +87,8 @@ func TestTrapWindowHealsWhenKillFollowsFailedBlackhole(t *testing.T) {
 	s, rec, _ := newSup(t)
 	p := startReady(t, s, "d1", nil)
 	link := &trapLink{p: p, rec: rec, blackholeErr: errors.New("proxy gone")}
-	jobs := make(chan string, 1)
-	jobs <- "job-1"
+	jobs := make(chan Hit, 1)
+	jobs <- Hit{Job: "job-1"}
 	_, err := s.TrapWindow(testCtx(t), "d1", jobs, link.blackhole)
 	require.ErrorContains(t, err, "blackhole mysql link: proxy gone")
 	require.True(t, gone(p.PID), "the instance is killed anyway")
@@ -98,7 +98,7 @@ func TestTrapWindowHealsWhenKillFollowsFailedBlackhole(t *testing.T) {
 
 	p2 := startReady(t, s, "d2", nil)
 	link2 := &trapLink{p: p2, rec: rec, healErr: errors.New("stuck")}
-	jobs <- "job-2"
+	jobs <- Hit{Job: "job-2"}
 	_, err = s.TrapWindow(testCtx(t), "d2", jobs, link2.blackhole)
 	require.ErrorContains(t, err, "heal mysql link: stuck")
 	require.Equal(t, []string{"blackhole", "heal"}, link2.steps)
@@ -111,10 +111,10 @@ func TestTrapWindowGivesUp(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err := s.TrapWindow(ctx, "d1", make(chan string), link.blackhole)
+	_, err := s.TrapWindow(ctx, "d1", make(chan Hit), link.blackhole)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 
-	closed := make(chan string)
+	closed := make(chan Hit)
 	close(closed)
 	_, err = s.TrapWindow(testCtx(t), "d1", closed, link.blackhole)
 	require.ErrorContains(t, err, "closed before any job")
@@ -127,7 +127,7 @@ func TestTrapWindowGivesUp(t *testing.T) {
 	// The instance dies while the trap waits.
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.TrapWindow(testCtx(t), "d1", make(chan string), link.blackhole)
+		_, err := s.TrapWindow(testCtx(t), "d1", make(chan Hit), link.blackhole)
 		done <- err
 	}()
 	require.NoError(t, s.Kill("d1"))

@@ -1,0 +1,115 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+)
+
+// PauseTrap makes a zombie of a black-box dispatcher where fencing matters:
+// it arms the slot's instance (its Redis replies delayed, as for the window
+// trap) and, when Redis shows a job created for an event the instance holds
+// (claim held, add done, finalize not yet written), SIGSTOPs it for d (past
+// its lease, so another instance takes the claim over), then SIGCONTs it and
+// keeps the schedule here for settle while the zombie wakes and tries to
+// finalize. It re-arms until a pause lands or deadline passes. A landed
+// pause is a "pause-trap" fault, each miss a "pause-trap-miss". It reports
+// whether a pause landed.
+func (n *Nemesis) PauseTrap(ctx context.Context, slot string, d, settle, deadline time.Duration) (bool, error) {
+	if n.obs == nil {
+		return false, fmt.Errorf("pause trap %s: no Redis observer to signal job creations", slot)
+	}
+	end := time.Now().Add(deadline)
+	created := false
+	for {
+		left := time.Until(end)
+		if left <= 0 || ctx.Err() != nil {
+			return false, nil
+		}
+		hit, instance, m, err := n.armForPause(ctx, slot, left)
+		if err != nil {
+			return false, err
+		}
+		if hit.Job != "" {
+			return true, n.zombie(ctx, slot, instance, hit, d, settle)
+		}
+		if m.seen == 0 && created {
+			return false, nil // jobs were created before, none now: the workload is over
+		}
+		created = created || m.seen > 0
+		if !n.alive(slot) {
+			if err := n.start(ctx, slot, n.slotEnv[slot]); err != nil {
+				return false, err
+			}
+		}
+	}
+}
+
+// armForPause waits up to d for a hit on the slot's instance, with its Redis
+// replies delayed; on a hit the instance is already stopped when it returns.
+// A try without a hit is recorded as a miss.
+func (n *Nemesis) armForPause(ctx context.Context, slot string, d time.Duration) (supervisor.Hit, string, *matcher, error) {
+	redisLink := n.links["redis/"+slot]
+	sub := n.obs.Subscribe(signalBuffer)
+	defer sub.Close()
+	armed := time.Now().UTC()
+	instance := n.sup.Instances()[slot]
+	slow, err := redisLink.Add(faultproxy.Fault{Kind: faultproxy.Latency, Latency: windowLatency, Direction: faultproxy.Downstream})
+	if err != nil {
+		return supervisor.Hit{}, instance, nil, fmt.Errorf("pause trap %s: delay redis replies: %w", slot, err)
+	}
+	defer func() { _ = redisLink.Remove(slow) }()
+	tctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	hits := make(chan supervisor.Hit, 1)
+	m := newMatcher(n, slot, sub)
+	go m.run(tctx, hits)
+	var hit supervisor.Hit
+	select {
+	case hit = <-hits:
+	case <-tctx.Done():
+	}
+	cancel()
+	m.wait()
+	if hit.Job == "" {
+		select { // a hit sent as the deadline passed
+		case hit = <-hits:
+		default:
+		}
+	}
+	if hit.Job == "" {
+		if ctx.Err() == nil {
+			n.recordMiss(FaultPauseTrapMiss, slot, instance, armed, missReason(tctx.Err(), d), m)
+		}
+		return hit, instance, m, nil
+	}
+	if err := n.sup.Pause(slot); err != nil {
+		n.recordMiss(FaultPauseTrapMiss, slot, instance, armed, "the instance could not be paused: "+err.Error(), m)
+		return supervisor.Hit{}, instance, m, nil
+	}
+	return hit, instance, m, nil
+}
+
+// zombie keeps the stopped instance paused for d, resumes it, and waits
+// settle; the whole span is one "pause-trap" fault.
+func (n *Nemesis) zombie(ctx context.Context, slot, instance string, hit supervisor.Hit, d, settle time.Duration) error {
+	params := map[string]string{}
+	for k, v := range hit.Params {
+		params[k] = v
+	}
+	params["job"], params["slot"], params["for"] = hit.Job, slot, d.String()
+	id := n.rec.StartFault(history.Fault{Kind: FaultPauseTrap, Target: instance, Params: params, Start: time.Now().UTC()})
+	defer func() { n.rec.EndFault(id, time.Now().UTC()) }()
+	sleepErr := n.Sleep(ctx, d)
+	if err := n.sup.Resume(slot); err != nil {
+		return fmt.Errorf("pause trap: resume %s: %w", slot, err)
+	}
+	if sleepErr != nil {
+		return sleepErr
+	}
+	return n.Sleep(ctx, settle)
+}

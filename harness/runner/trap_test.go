@@ -1,0 +1,194 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
+	"github.com/outboxchaos/outboxchaos/harness/observe"
+	"github.com/outboxchaos/outboxchaos/harness/schema"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+)
+
+// idleAdapter starts a process that only sleeps: the test itself plays the
+// dispatcher's writes, claiming rows in its name and adding jobs in Redis.
+type idleAdapter struct{}
+
+func (idleAdapter) Name() string                          { return "idle" }
+func (idleAdapter) Prepare(context.Context, string) error { return nil }
+func (idleAdapter) Schema() schema.Mapping                { return schema.Reference() }
+func (idleAdapter) Capabilities() supervisor.Capabilities { return supervisor.Capabilities{} }
+func (idleAdapter) Spec(inst supervisor.Instance) (supervisor.Spec, error) {
+	return supervisor.Spec{Path: "sleep", Args: []string{"120"}, Env: supervisor.HarnessEnviron(inst.Env)}, nil
+}
+
+type trapRig struct {
+	n   *Nemesis
+	rdb *redis.Client
+	rec *history.Recorder
+}
+
+func newTrapRig(t *testing.T) *trapRig {
+	t.Helper()
+	db, _ := localtest.MySQL(t)
+	m := schema.Reference()
+	for _, stmt := range m.DDL {
+		_, err := db.Exec(stmt)
+		require.NoError(t, err)
+	}
+	redisSrv, rdb := localtest.RedisClient(t)
+	rec := history.NewRecorder(history.Meta{Scenario: t.Name()})
+	obs := observe.NewRedisObserver(rdb, "bull", []string{"q"}, rec)
+	require.NoError(t, obs.Start(localtest.Context(t)))
+	t.Cleanup(func() { require.NoError(t, obs.Stop()) })
+	proxy := faultproxy.NewServer(rand.New(rand.NewSource(1)))
+	t.Cleanup(func() { _ = proxy.Close() })
+	links := map[string]*faultproxy.Proxy{}
+	for dep, up := range map[string]string{"mysql": "127.0.0.1:1", "redis": redisSrv.Addr()} {
+		p, err := proxy.Link(dep+"/d1", up)
+		require.NoError(t, err)
+		links[dep+"/d1"] = p
+	}
+	sup := supervisor.New(idleAdapter{}, rec, filepath.Join(t.TempDir(), "logs"))
+	t.Cleanup(func() { require.NoError(t, sup.Close()) })
+	n := &Nemesis{sup: sup, proxy: proxy, links: links, rec: rec, draws: newDraws(1),
+		slots: []string{"d1"}, slotEnv: map[string]map[string]string{"d1": {}}, db: db, obs: obs, schema: m}
+	_, err := sup.Start(localtest.Context(t), "d1", map[string]string{})
+	require.NoError(t, err)
+	return &trapRig{n: n, rdb: rdb, rec: rec}
+}
+
+// claim inserts an event of job held by the slot's current instance, and
+// one of other held by nobody; it returns the held event's id.
+func (r *trapRig) claim(t *testing.T, job, other string) string {
+	t.Helper()
+	inst := r.n.sup.Instances()["d1"]
+	for _, j := range []string{job, other} {
+		_, err := r.n.db.Exec("INSERT INTO ai_jobs (id, queue_name, status) VALUES (?, 'q', 'created')", j)
+		require.NoError(t, err)
+	}
+	res, err := r.n.db.Exec("INSERT INTO outbox_events (event_type, aggregate_id, payload, status, locked_by) VALUES ('ai.job', ?, '{}', 'processing', ?)", job, inst)
+	require.NoError(t, err)
+	_, err = r.n.db.Exec("INSERT INTO outbox_events (event_type, aggregate_id, payload, status) VALUES ('ai.job', ?, '{}', 'processing')", other)
+	require.NoError(t, err)
+	id, err := res.LastInsertId()
+	require.NoError(t, err)
+	return fmt.Sprint(id)
+}
+
+// Adds in the styles a black-box dispatcher may use: bullmq's own (hash,
+// wait, "added" entry), hash and push only, and no jobId (BullMQ's counter
+// id, the row in data.jobId).
+const (
+	addBullMQ = `redis.call("HSET", KEYS[1], "data", ARGV[2], "opts", "{}")
+redis.call("LPUSH", KEYS[2], ARGV[1])
+redis.call("XADD", KEYS[3], "*", "event", "added", "jobId", ARGV[1])
+return 1`
+	addNoStream = `redis.call("HSET", KEYS[1], "data", ARGV[2]) redis.call("RPUSH", KEYS[2], ARGV[1]) return 1`
+)
+
+func (r *trapRig) add(ctx context.Context, script, bullID, data string) error {
+	return r.rdb.Eval(ctx, script, []string{"bull:q:" + bullID, "bull:q:wait", "bull:q:events"}, bullID, data).Err()
+}
+
+func TestWindowTrapFiresForEveryAddStyle(t *testing.T) {
+	for _, tc := range []struct {
+		name, script, bullID string
+	}{
+		{"bullmq", addBullMQ, "job-a"},
+		{"no-stream", addNoStream, "job-a"},
+		{"no-jobid", addBullMQ, "1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newTrapRig(t)
+			ctx := localtest.Context(t)
+			held := r.claim(t, "job-a", "job-b")
+			inst := r.n.sup.Instances()["d1"]
+			go func() {
+				time.Sleep(300 * time.Millisecond) // the trap is armed
+				// A job of an event the instance does not hold first: no trap.
+				_ = r.add(ctx, addNoStream, "job-b", `{"jobId":"job-b"}`)
+				time.Sleep(100 * time.Millisecond)
+				_ = r.add(ctx, tc.script, tc.bullID, `{"jobId":"job-a"}`)
+			}()
+			res, err := r.n.trapWindow(ctx, "d1", 10*time.Second)
+			require.NoError(t, err)
+			require.True(t, res.landed)
+			run := r.rec.Snapshot()
+			require.Len(t, run.Faults, 1)
+			f := run.Faults[0]
+			require.Equal(t, supervisor.FaultWindowTrap, f.Kind)
+			require.Equal(t, inst, f.Target)
+			require.Equal(t, "job-a", f.Params["job"])
+			require.Equal(t, held, f.Params["events"])
+			require.Equal(t, tc.bullID, f.Params["bull_id"])
+			require.NotEmpty(t, f.Params["source"])
+			killed := false
+			for _, p := range run.Processes {
+				killed = killed || (p.Instance == inst && p.Action == "kill")
+			}
+			require.True(t, killed, "the armed instance was SIGKILLed")
+			require.True(t, r.n.alive("d1"), "and restarted")
+			require.NotEqual(t, inst, r.n.sup.Instances()["d1"])
+		})
+	}
+}
+
+func TestWindowTrapRecordsAMiss(t *testing.T) {
+	r := newTrapRig(t)
+	ctx := localtest.Context(t)
+	r.claim(t, "job-a", "job-b")
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		_ = r.add(ctx, addNoStream, "job-b", `{"jobId":"job-b"}`)
+	}()
+	res, err := r.n.trapWindow(ctx, "d1", time.Second)
+	require.NoError(t, err)
+	require.False(t, res.landed)
+	require.Equal(t, 1, res.signals)
+	f := r.rec.Snapshot().Faults
+	require.Len(t, f, 1)
+	require.Equal(t, FaultWindowTrapMiss, f[0].Kind)
+	require.Equal(t, "1", f[0].Params["not_held"])
+	require.Contains(t, f[0].Params["reason"], "no job of an event the instance holds")
+}
+
+func TestPauseTrapStopsTheHolderPastItsLease(t *testing.T) {
+	r := newTrapRig(t)
+	ctx := localtest.Context(t)
+	held := r.claim(t, "job-a", "job-b")
+	inst := r.n.sup.Instances()["d1"]
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		_ = r.add(ctx, addBullMQ, "7", `{"jobId":"job-a"}`)
+	}()
+	landed, err := r.n.PauseTrap(ctx, "d1", 200*time.Millisecond, 50*time.Millisecond, 10*time.Second)
+	require.NoError(t, err)
+	require.True(t, landed)
+	run := r.rec.Snapshot()
+	require.Len(t, run.Faults, 1)
+	f := run.Faults[0]
+	require.Equal(t, FaultPauseTrap, f.Kind)
+	require.Equal(t, inst, f.Target)
+	require.Equal(t, held, f.Params["events"])
+	require.Equal(t, "7", f.Params["bull_id"])
+	require.GreaterOrEqual(t, f.End.Sub(f.Start), 250*time.Millisecond)
+	var acts []string
+	for _, p := range run.Processes {
+		if p.Instance == inst {
+			acts = append(acts, p.Action)
+		}
+	}
+	require.Equal(t, []string{"start", "stop", "cont"}, acts)
+	require.True(t, r.n.alive("d1"))
+	require.Equal(t, inst, r.n.sup.Instances()["d1"], "the zombie runs on")
+}
