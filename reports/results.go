@@ -8,6 +8,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/redact"
 )
 
 // SchemaVersion is the version of the results.json schema documented in
@@ -60,14 +61,14 @@ func Build(run history.Run, results []check.Result) Results {
 	ix := indexRun(run)
 	return Results{
 		SchemaVersion: SchemaVersion,
-		Run:           redactMeta(run.Meta),
+		Run:           history.RedactMeta(run.Meta),
 		Verdict:       verdictOf(results),
 		Invariants:    redactResults(results),
 		Counts:        countRun(run, ix),
 		Latency:       summarizeLatency(ix.latencies()),
 		Duration:      history.Duration(runSpan(run).duration()),
-		Faults:        redactFaults(run.Faults),
-		Gaps:          redactGaps(run.Gaps),
+		Faults:        history.RedactFaults(run.Faults),
+		Gaps:          history.RedactGaps(run.Gaps),
 	}
 }
 
@@ -100,9 +101,9 @@ func verdictOf(results []check.Result) check.Verdict {
 func redactResults(in []check.Result) []check.Result {
 	out := make([]check.Result, len(in))
 	for i, r := range in {
-		r.Name = Redact(r.Name)
-		r.Reason = Redact(r.Reason)
-		r.Waived = Redact(r.Waived)
+		r.Name = redact.String(r.Name)
+		r.Reason = redact.String(r.Reason)
+		r.Waived = redact.String(r.Waived)
 		vs := make([]check.Violation, len(r.Violations))
 		for j, v := range r.Violations {
 			vs[j] = redactViolation(v)
@@ -117,11 +118,11 @@ func redactResults(in []check.Result) []check.Result {
 }
 
 func redactViolation(v check.Violation) check.Violation {
-	v.Summary = Redact(v.Summary)
-	v.JobID = Redact(v.JobID)
+	v.Summary = redact.String(v.Summary)
+	v.JobID = redact.String(v.JobID)
 	inst := make([]string, len(v.Instances))
 	for i, s := range v.Instances {
-		inst[i] = Redact(s)
+		inst[i] = redact.String(s)
 	}
 	if v.Instances == nil {
 		inst = nil
@@ -129,33 +130,12 @@ func redactViolation(v check.Violation) check.Violation {
 	v.Instances = inst
 	steps := make([]check.Step, len(v.Steps))
 	for i, s := range v.Steps {
-		s.Source = Redact(s.Source)
-		s.Text = Redact(s.Text)
+		s.Source = redact.String(s.Source)
+		s.Text = redact.String(s.Text)
 		steps[i] = s
 	}
 	v.Steps = steps
 	return v
-}
-
-func redactFaults(in []history.Fault) []history.Fault {
-	out := make([]history.Fault, len(in))
-	for i, f := range in {
-		f.Kind = Redact(f.Kind)
-		f.Target = Redact(f.Target)
-		f.Params = redactMap(f.Params)
-		out[i] = f
-	}
-	return out
-}
-
-func redactGaps(in []history.Gap) []history.Gap {
-	out := make([]history.Gap, len(in))
-	for i, g := range in {
-		g.Source = Redact(g.Source)
-		g.Detail = Redact(g.Detail)
-		out[i] = g
-	}
-	return out
 }
 
 // span is the run's time range.

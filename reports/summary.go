@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
 // RunLink is one run of a `make chaos` invocation, for the summary page.
@@ -65,10 +66,10 @@ func WriteSummary(dir string, runs []RunLink) error {
 
 // redactResultsCopy redacts results that may not have come from Build.
 func redactResultsCopy(r Results) Results {
-	r.Run = redactMeta(r.Run)
+	r.Run = history.RedactMeta(r.Run)
 	r.Invariants = redactResults(r.Invariants)
-	r.Faults = redactFaults(r.Faults)
-	r.Gaps = redactGaps(r.Gaps)
+	r.Faults = history.RedactFaults(r.Faults)
+	r.Gaps = history.RedactGaps(r.Gaps)
 	return r
 }
 
