@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/redact"
 )
 
 // TestRendersRealCheckerResults renders what harness/check itself says about
@@ -33,7 +34,7 @@ func TestRendersRealCheckerResults(t *testing.T) {
 				t.Logf("%s %s: %s (%s) %d violations", r.ID, r.Name, r.Verdict, r.Reason, len(r.Violations))
 				for _, v := range r.Violations {
 					t.Logf("   %s", v.Summary)
-					requireIn(t, page, htmlText(t, Redact(v.Summary)))
+					requireIn(t, page, htmlText(t, redact.String(v.Summary)))
 				}
 			}
 		})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/redact"
 )
 
 // SchemaVersion is the version of the results.json schema documented in
@@ -74,17 +75,17 @@ func Build(run history.Run, results []check.Result) Results {
 	invariants := redactResults(results)
 	return Results{
 		SchemaVersion: SchemaVersion,
-		Run:           redactMeta(run.Meta),
+		Run:           history.RedactMeta(run.Meta),
 		Verdict:       verdict,
-		VerdictReason: Redact(reason),
+		VerdictReason: redact.String(reason),
 		Findings:      findingsOf(invariants),
 		Invariants:    invariants,
 		Landing:       landing,
 		Counts:        countRun(run, ix),
 		Latency:       summarizeLatency(ix.latencies()),
 		Duration:      history.Duration(runSpan(run).duration()),
-		Faults:        redactFaults(run.Faults),
-		Gaps:          redactGaps(run.Gaps),
+		Faults:        history.RedactFaults(run.Faults),
+		Gaps:          history.RedactGaps(run.Gaps),
 	}
 }
 
@@ -119,9 +120,9 @@ func findingsOf(results []check.Result) []check.Finding {
 func redactResults(in []check.Result) []check.Result {
 	out := make([]check.Result, len(in))
 	for i, r := range in {
-		r.Name = Redact(r.Name)
-		r.Reason = Redact(r.Reason)
-		r.Waived = Redact(r.Waived)
+		r.Name = redact.String(r.Name)
+		r.Reason = redact.String(r.Reason)
+		r.Waived = redact.String(r.Waived)
 		vs := make([]check.Violation, len(r.Violations))
 		for j, v := range r.Violations {
 			vs[j] = redactViolation(v)
@@ -136,12 +137,12 @@ func redactResults(in []check.Result) []check.Result {
 }
 
 func redactViolation(v check.Violation) check.Violation {
-	v.Summary = Redact(v.Summary)
-	v.Rule = Redact(v.Rule)
-	v.JobID = Redact(v.JobID)
+	v.Summary = redact.String(v.Summary)
+	v.Rule = redact.String(v.Rule)
+	v.JobID = redact.String(v.JobID)
 	inst := make([]string, len(v.Instances))
 	for i, s := range v.Instances {
-		inst[i] = Redact(s)
+		inst[i] = redact.String(s)
 	}
 	if v.Instances == nil {
 		inst = nil
@@ -149,8 +150,8 @@ func redactViolation(v check.Violation) check.Violation {
 	v.Instances = inst
 	steps := make([]check.Step, len(v.Steps))
 	for i, s := range v.Steps {
-		s.Source = Redact(s.Source)
-		s.Text = Redact(s.Text)
+		s.Source = redact.String(s.Source)
+		s.Text = redact.String(s.Text)
 		steps[i] = s
 	}
 	v.Steps = steps
@@ -160,43 +161,11 @@ func redactViolation(v check.Violation) check.Violation {
 func redactFindings(in []check.Finding) []check.Finding {
 	out := make([]check.Finding, len(in))
 	for i, f := range in {
-		f.Headline = Redact(f.Headline)
-		f.Rules = redactStrings(f.Rules)
-		f.Jobs = redactStrings(f.Jobs)
-		f.Instances = redactStrings(f.Instances)
+		f.Headline = redact.String(f.Headline)
+		f.Rules = redact.Strings(f.Rules)
+		f.Jobs = redact.Strings(f.Jobs)
+		f.Instances = redact.Strings(f.Instances)
 		out[i] = f
-	}
-	return out
-}
-
-func redactStrings(in []string) []string {
-	if in == nil {
-		return nil
-	}
-	out := make([]string, len(in))
-	for i, s := range in {
-		out[i] = Redact(s)
-	}
-	return out
-}
-
-func redactFaults(in []history.Fault) []history.Fault {
-	out := make([]history.Fault, len(in))
-	for i, f := range in {
-		f.Kind = Redact(f.Kind)
-		f.Target = Redact(f.Target)
-		f.Params = redactMap(f.Params)
-		out[i] = f
-	}
-	return out
-}
-
-func redactGaps(in []history.Gap) []history.Gap {
-	out := make([]history.Gap, len(in))
-	for i, g := range in {
-		g.Source = Redact(g.Source)
-		g.Detail = Redact(g.Detail)
-		out[i] = g
 	}
 	return out
 }

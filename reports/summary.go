@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/redact"
 )
 
 // RunLink is one run of a `make chaos` invocation, for the summary page.
@@ -65,12 +67,12 @@ func WriteSummary(dir string, runs []RunLink) error {
 
 // redactResultsCopy redacts results that may not have come from Build.
 func redactResultsCopy(r Results) Results {
-	r.Run = redactMeta(r.Run)
+	r.Run = history.RedactMeta(r.Run)
 	r.Invariants = redactResults(r.Invariants)
-	r.VerdictReason = Redact(r.VerdictReason)
+	r.VerdictReason = redact.String(r.VerdictReason)
 	r.Findings = redactFindings(r.Findings)
-	r.Faults = redactFaults(r.Faults)
-	r.Gaps = redactGaps(r.Gaps)
+	r.Faults = history.RedactFaults(r.Faults)
+	r.Gaps = history.RedactGaps(r.Gaps)
 	return r
 }
 

@@ -27,7 +27,7 @@ func WriteRun(dir string, run history.Run, results []check.Result) error {
 		return fmt.Errorf("write report: %w", err)
 	}
 	res := Build(run, results)
-	red := redactRun(run)
+	red := history.Redact(run)
 	red.Sort()
 	if err := writeFile(filepath.Join(dir, FileResults), func(w io.Writer) error { return writeResults(w, res) }); err != nil {
 		return err

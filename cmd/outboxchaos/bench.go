@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -28,8 +26,7 @@ type benchFlags struct {
 
 func parseBenchFlags(args []string) (benchFlags, error) {
 	var f benchFlags
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlags("bench")
 	fs.StringVar(&f.out, "out", "", "folder for bench.md (and the profile); default runs/bench-<time>")
 	fs.StringVar(&f.file, "file", "", "write the markdown report here instead of <out>/bench.md")
 	fs.StringVar(&f.instances, "instances", "", "reference instance counts, ascending (default 1,2,4)")
@@ -42,8 +39,8 @@ func parseBenchFlags(args []string) (benchFlags, error) {
 	fs.DurationVar(&f.poll, "poll", 0, fmt.Sprintf("the reference's OUTBOX_POLL_INTERVAL (default %s)", bench.DefaultPollInterval))
 	fs.IntVar(&f.batch, "batch", 0, fmt.Sprintf("the reference's OUTBOX_BATCH_SIZE and the floor's batch (default %d)", bench.DefaultBatchSize))
 	fs.IntVar(&f.rounds, "rounds", 0, fmt.Sprintf("saturation rounds, interleaved, median reported (default %d)", bench.DefaultRounds))
-	if err := fs.Parse(args); err != nil {
-		return f, fmt.Errorf("bench: %w (flags: --out DIR --file PATH --quick --long --profile --events N --rate R --duration D --instances 1,2,4 --poll D --batch N --rounds N)", err)
+	if err := parse(fs, "bench [--out DIR] [--quick] [--long] [--profile] ...\n\nmeasures the reference's throughput and latency beside the seeds' designs and a raw floor", args); err != nil {
+		return f, err
 	}
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("bench: unexpected argument %q", fs.Arg(0))

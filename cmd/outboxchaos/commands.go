@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,17 +25,27 @@ type runFlags struct {
 	seed                          int64
 }
 
+const (
+	runSynopsis   = "run --scenario NAME [--adapter reference] [--seed N] [--out DIR]\n\nruns one scenario and writes its report into --out"
+	chaosSynopsis = "chaos [--scenario a,b,c] [--adapter reference] [--seed N] [--out DIR] [--shard i/n]\n\nruns the catalog (or the scenarios named), one folder per scenario under --out, and a summary page"
+)
+
 func parseRunFlags(name string, args []string, needScenario bool) (runFlags, error) {
 	var f runFlags
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.scenario, "scenario", "", "scenario name (see `outboxchaos list`)")
-	fs.StringVar(&f.adapter, "adapter", "reference", "adapter: reference, mutant:NAME, or a manifest file")
-	fs.StringVar(&f.out, "out", "", "run folder (default runs/<time>)")
-	fs.StringVar(&f.shard, "shard", "", "i/n: run the i-th of n slices of the catalog")
-	fs.Int64Var(&f.seed, "seed", 0, "seed (default: derived from the clock, printed)")
-	if err := fs.Parse(args); err != nil {
-		return f, fmt.Errorf("%s: %w", name, err)
+	fs := newFlags(name)
+	synopsis := runSynopsis
+	if needScenario {
+		fs.StringVar(&f.scenario, "scenario", "", "the `NAME` of the scenario to run (outboxchaos list prints them)")
+	} else {
+		synopsis = chaosSynopsis
+		fs.StringVar(&f.scenario, "scenario", "", "comma-separated scenario `NAMES`, run in catalog order (default: the whole catalog)")
+		fs.StringVar(&f.shard, "shard", "", "run the i-th of n round-robin slices of the selection, as `i/n`")
+	}
+	fs.StringVar(&f.adapter, "adapter", "reference", "the dispatcher under test, as `ADAPTER`: reference, mutant:NAME, or a manifest file")
+	fs.StringVar(&f.out, "out", "", "the run folder `DIR` to write (default runs/<time>)")
+	fs.Int64Var(&f.seed, "seed", 0, "the `SEED` of every random draw (default: derived from the clock, printed)")
+	if err := parse(fs, synopsis, args); err != nil {
+		return f, err
 	}
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("%s: unexpected argument %q", name, fs.Arg(0))
@@ -54,7 +62,34 @@ func parseRunFlags(name string, args []string, needScenario bool) (runFlags, err
 	return f, nil
 }
 
+// selectScenarios keeps the catalog's scenarios named in spec ("a,b,c"),
+// in catalog order; an empty spec keeps all of them. An unknown name is an
+// error that lists the names there are.
+func selectScenarios(spec string) ([]runner.Scenario, error) {
+	names := splitList(spec)
+	if len(names) == 0 {
+		return scenarios.All(), nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		if _, err := scenarios.Get(n); err != nil {
+			return nil, fmt.Errorf("--scenario: %w", err)
+		}
+		want[n] = true
+	}
+	var out []runner.Scenario
+	for _, s := range scenarios.All() {
+		if want[s.Name] {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
 func fail(err error) int {
+	if errors.Is(err, errHelp) {
+		return 0
+	}
 	fmt.Fprintf(os.Stderr, "outboxchaos: %v\n", err)
 	return 3
 }
@@ -80,7 +115,11 @@ func cmdChaos(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	list, err := shard(scenarios.All(), f.shard)
+	selected, err := selectScenarios(f.scenario)
+	if err != nil {
+		return fail(err)
+	}
+	list, err := shard(selected, f.shard)
 	if err != nil {
 		return fail(err)
 	}
@@ -175,7 +214,11 @@ func parseShard(spec string) (int, int, error) {
 }
 
 func cmdList(ctx context.Context, args []string) int {
-	if len(args) > 0 {
+	fs := newFlags("list")
+	if err := parse(fs, "list\n\nprints the scenario catalog: each name and what it breaks", args); err != nil {
+		return fail(err)
+	}
+	if fs.NArg() > 0 {
 		return fail(errors.New("list takes no arguments"))
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
@@ -187,6 +230,11 @@ func cmdList(ctx context.Context, args []string) int {
 }
 
 func cmdReport(ctx context.Context, args []string) int {
+	fs := newFlags("report")
+	if err := parse(fs, "report DIR\n\nre-checks the history stored in the run folder DIR and re-renders its report", args); err != nil {
+		return fail(err)
+	}
+	args = fs.Args()
 	if len(args) != 1 {
 		return fail(errors.New("report: give exactly one run folder, e.g. outboxchaos report runs/20261129-101500/baseline"))
 	}
@@ -204,10 +252,13 @@ func cmdReport(ctx context.Context, args []string) int {
 }
 
 func cmdDoctor(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	adapter := fs.String("adapter", "", "also validate this adapter")
-	if err := fs.Parse(args); err != nil {
+	fs := newFlags("doctor")
+	adapter := fs.String("adapter", "", "also validate this `ADAPTER`: reference, mutant:NAME, or a manifest file")
+	if err := parse(fs, "doctor [--adapter A]\n\nsays which environment will be used, the versions found and what to install", args); err != nil {
 		return fail(err)
+	}
+	if fs.NArg() > 0 {
+		return fail(fmt.Errorf("doctor: unexpected argument %q", fs.Arg(0)))
 	}
 	if err := env.Doctor(ctx, env.ConfigFromEnv(), os.Stdout); err != nil {
 		return fail(err)

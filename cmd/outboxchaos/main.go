@@ -3,7 +3,7 @@
 // promises.
 //
 //	outboxchaos run --scenario NAME --adapter A --seed S --out DIR
-//	outboxchaos chaos --out DIR [--adapter A] [--seed S] [--shard i/n]
+//	outboxchaos chaos --out DIR [--scenario a,b] [--adapter A] [--seed S] [--shard i/n]
 //	outboxchaos list
 //	outboxchaos report DIR
 //	outboxchaos doctor [--adapter A]
@@ -28,12 +28,14 @@ import (
 const usage = `outboxchaos: chaos and correctness tests for transactional-outbox dispatchers
 
 commands:
-  run     --scenario NAME [--adapter reference] [--seed N] [--out DIR]   run one scenario
-  chaos   [--adapter reference] [--seed N] [--out DIR] [--shard i/n]     run the whole catalog
-  list                                                                  print the scenario catalog
-  report  DIR                                                           re-check a stored run and re-render it
-  doctor  [--adapter reference]                                         say which environment will be used
-  bench   [--out DIR] [--quick] [--long]                                throughput and latency beside the seeds' designs
+  run     --scenario NAME [--adapter A] [--seed N] [--out DIR]                 run one scenario
+  chaos   [--scenario a,b] [--adapter A] [--seed N] [--out DIR] [--shard i/n]  run the catalog, or the scenarios named
+  list                                                                        print the scenario catalog
+  report  DIR                                                                 re-check a stored run and re-render it
+  doctor  [--adapter A]                                                       say which environment will be used
+  bench   [--out DIR] [--quick] [--long]                                      throughput and latency beside the seeds' designs
+
+outboxchaos COMMAND --help prints the command's flags.
 
 exit codes: 0 pass, 1 violation, 2 unknown (also: an invariant the scenario exists
 to exercise had nothing to check), 3 harness error; chaos exits with its worst run

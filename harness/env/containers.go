@@ -141,7 +141,7 @@ func (e *containerEnv) waitReady(ctx context.Context) error {
 		return err
 	}
 	return waitUntil(ctx, "redis container", func(ctx context.Context) error {
-		_, err := redisVersion(ctx, e.RedisAddr(), 0)
+		_, err := redisVersion(ctx, RedisOptions(e))
 		return err
 	})
 }

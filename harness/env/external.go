@@ -1,6 +1,7 @@
 package env
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/outboxchaos/outboxchaos/harness/redact"
 )
 
 // externalConnectTimeout bounds the first connection to external servers
@@ -19,9 +22,14 @@ type externalEnv struct {
 	mysql     *mysql.Config
 	redisAddr string
 	redisDB   int
+	redisUser string
+	redisPass string
 }
 
-var _ Env = (*externalEnv)(nil)
+var (
+	_ Env              = (*externalEnv)(nil)
+	_ RedisCredentials = (*externalEnv)(nil)
+)
 
 // parseExternal validates the DSN and the URL without connecting.
 func parseExternal(cfg Config) (*externalEnv, error) {
@@ -34,15 +42,15 @@ func parseExternal(cfg Config) (*externalEnv, error) {
 	}
 	ro, err := redis.ParseURL(cfg.RedisURL)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a Redis URL (want redis://host:port/db): %w", EnvRedisURL, err)
+		return nil, fmt.Errorf("%s is not a Redis URL (want redis://[user:password@]host:port/db): %w", EnvRedisURL, redact.Error(err))
 	}
 	if ro.TLSConfig != nil {
-		return nil, fmt.Errorf("%s uses TLS (rediss://): the fault proxy needs plain TCP, use redis://", EnvRedisURL)
+		return nil, fmt.Errorf("%s uses TLS (rediss://): the fault proxy forwards plain TCP and its protocol-aware faults read the RESP stream, which TLS hides; use redis:// (AUTH passes through the proxy)", EnvRedisURL)
 	}
-	if ro.Username != "" || ro.Password != "" {
-		return nil, fmt.Errorf("%s has credentials: the harness reaches Redis by address and database only, use a Redis without AUTH", EnvRedisURL)
+	if ro.Username != "" && ro.Password == "" {
+		return nil, fmt.Errorf("%s names user %q without a password: write redis://%s:PASSWORD@host:port/db, or leave the user out", EnvRedisURL, ro.Username, ro.Username)
 	}
-	return &externalEnv{mysql: mc, redisAddr: ro.Addr, redisDB: ro.DB}, nil
+	return &externalEnv{mysql: mc, redisAddr: ro.Addr, redisDB: ro.DB, redisUser: ro.Username, redisPass: ro.Password}, nil
 }
 
 // openExternal validates the config and checks both servers answer.
@@ -51,15 +59,18 @@ func openExternal(ctx context.Context, cfg Config) (*externalEnv, error) {
 	if err != nil {
 		return nil, err
 	}
+	// From here on, no text the harness writes may carry these passwords,
+	// whatever prints them (a dispatcher's log, a driver's error).
+	redact.Register(cfg.MySQLDSN, cfg.RedisURL)
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, externalConnectTimeout)
 		defer cancel()
 	}
 	if _, err := mysqlVersion(ctx, e.MySQLDSN("")); err != nil {
-		return nil, fmt.Errorf("connect to MySQL at %s (from %s): %w", e.mysql.Addr, EnvMySQLDSN, err)
+		return nil, fmt.Errorf("connect to MySQL at %s (from %s): %w", e.mysql.Addr, EnvMySQLDSN, redact.Error(err))
 	}
-	if _, err := redisVersion(ctx, e.redisAddr, e.redisDB); err != nil {
+	if _, err := redisVersion(ctx, RedisOptions(e)); err != nil {
 		return nil, fmt.Errorf("connect to Redis at %s (from %s): %w", e.redisAddr, EnvRedisURL, err)
 	}
 	return e, nil
@@ -72,6 +83,9 @@ func (e *externalEnv) MySQLDSN(database string) string {
 }
 func (e *externalEnv) RedisAddr() string { return e.redisAddr }
 func (e *externalEnv) RedisDB() int      { return e.redisDB }
+
+// RedisCredentials are the user and password of the Redis URL ("" without).
+func (e *externalEnv) RedisCredentials() (string, string) { return e.redisUser, e.redisPass }
 func (e *externalEnv) Versions(ctx context.Context) (map[string]string, error) {
 	return versions(ctx, e)
 }
@@ -87,5 +101,9 @@ func (e *externalEnv) Close() error { return nil }
 
 // String describes the environment without the password.
 func (e *externalEnv) String() string {
-	return "external mysql " + e.mysql.User + "@" + e.mysql.Addr + ", redis " + e.redisAddr + "/" + strconv.Itoa(e.redisDB)
+	auth := ""
+	if e.redisPass != "" {
+		auth = " (AUTH as " + cmp.Or(e.redisUser, "default") + ")"
+	}
+	return "external mysql " + e.mysql.User + "@" + e.mysql.Addr + ", redis " + e.redisAddr + "/" + strconv.Itoa(e.redisDB) + auth
 }

@@ -51,9 +51,10 @@ func mysqlVersion(ctx context.Context, dsn string) (string, error) {
 	return v, nil
 }
 
-// redisVersion connects to addr and returns redis_version from INFO server.
-func redisVersion(ctx context.Context, addr string, db int) (string, error) {
-	c := redis.NewClient(&redis.Options{Addr: addr, DB: db, MaxRetries: -1, DialTimeout: 5 * time.Second})
+// redisVersion connects with o and returns redis_version from INFO server.
+func redisVersion(ctx context.Context, o *redis.Options) (string, error) {
+	o.MaxRetries, o.DialTimeout = -1, 5*time.Second
+	c := redis.NewClient(o)
 	defer c.Close()
 	info, err := c.Info(ctx, "server").Result()
 	if err != nil {
@@ -73,7 +74,7 @@ func versions(ctx context.Context, e Env) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mysql version at %s: %w", e.MySQLAddr(), err)
 	}
-	rv, err := redisVersion(ctx, e.RedisAddr(), e.RedisDB())
+	rv, err := redisVersion(ctx, RedisOptions(e))
 	if err != nil {
 		return nil, fmt.Errorf("redis version at %s: %w", e.RedisAddr(), err)
 	}

@@ -71,8 +71,10 @@ var files = []jsonlFile{
 	lines("gaps.jsonl", func(r *Run) *[]Gap { return &r.Gaps }),
 }
 
-// Write stores the run in dir (created if missing) in the layout of doc.go.
+// Write stores the run in dir (created if missing) in the layout of doc.go,
+// redacted (see Redact): no file it writes carries a password.
 func Write(dir string, run Run) error {
+	run = Redact(run)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write history: %w", err)
 	}

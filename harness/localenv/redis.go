@@ -3,6 +3,7 @@ package localenv
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,15 +20,24 @@ type RedisOptions struct {
 	// Persistence turns on the append-only file, so the data survives Kill
 	// and Stop; without it a restarted server is empty. RDB snapshots are off.
 	Persistence bool
+	// Password, when set, is the server's requirepass: every client must
+	// AUTH with it (user "default"). For tests of servers that need AUTH.
+	Password string
 }
 
 // Validate reports an option localenv cannot honour.
-func (o RedisOptions) Validate() error { return checkPort(o.Port) }
+func (o RedisOptions) Validate() error {
+	if strings.ContainsAny(o.Password, " \t\r\n\"") {
+		return fmt.Errorf("redis password: no spaces or quotes")
+	}
+	return checkPort(o.Port)
+}
 
 // Redis is a private redis-server process with its own directory.
 type Redis struct {
-	in      *instance
-	version string
+	in       *instance
+	version  string
+	password string
 }
 
 // StartRedis starts redis-server on 127.0.0.1 and waits until it answers
@@ -51,7 +61,7 @@ func StartRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("start redis: %w", err)
 	}
-	r := &Redis{in: in}
+	r := &Redis{in: in, password: opts.Password}
 	if err := r.startAndIdentify(ctx); err != nil {
 		_ = in.close()
 		return nil, err
@@ -63,7 +73,7 @@ func (r *Redis) startAndIdentify(ctx context.Context) error {
 	if err := r.in.start(ctx); err != nil {
 		return err
 	}
-	c := redis.NewClient(&redis.Options{Addr: r.Addr(), MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{Addr: r.Addr(), Password: r.password, MaxRetries: -1})
 	defer c.Close()
 	info, err := c.Info(ctx, "server").Result()
 	if err != nil {
@@ -98,9 +108,9 @@ func redisSpec(bin, dir string, opts RedisOptions) serverSpec {
 		dir:    dir,
 		stdout: stdout,
 		logs:   []string{stdout},
-		ping:   pingRedis,
+		ping:   func(ctx context.Context, addr string) error { return pingRedis(ctx, addr, opts.Password) },
 		args: func(port int) []string {
-			return []string{
+			args := []string{
 				"--port", strconv.Itoa(port),
 				"--bind", "127.0.0.1",
 				"--dir", dir,
@@ -114,15 +124,19 @@ func redisSpec(bin, dir string, opts RedisOptions) serverSpec {
 				"--appendfsync", "always",
 				"--notify-keyspace-events", "",
 			}
+			if opts.Password != "" {
+				args = append(args, "--requirepass", opts.Password)
+			}
+			return args
 		},
 	}
 }
 
 // pingRedis opens one connection and sends PING; a server still loading its
 // append-only file answers LOADING, which counts as not ready.
-func pingRedis(ctx context.Context, addr string) error {
+func pingRedis(ctx context.Context, addr, password string) error {
 	c := redis.NewClient(&redis.Options{
-		Addr: addr, MaxRetries: -1, PoolSize: 1,
+		Addr: addr, Password: password, MaxRetries: -1, PoolSize: 1,
 		DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second,
 		ContextTimeoutEnabled: true,
 	})
@@ -136,8 +150,14 @@ func (r *Redis) Addr() string { return r.in.addr() }
 // Port is the TCP port; it stays the same across Kill/Stop and Start.
 func (r *Redis) Port() int { return r.in.getPort() }
 
-// URL is "redis://127.0.0.1:PORT/db".
-func (r *Redis) URL(db int) string { return fmt.Sprintf("redis://%s/%d", r.Addr(), db) }
+// URL is "redis://127.0.0.1:PORT/db", or "redis://:PASSWORD@127.0.0.1:PORT/db"
+// for a server started with a Password.
+func (r *Redis) URL(db int) string {
+	if r.password != "" {
+		return fmt.Sprintf("redis://:%s@%s/%d", url.PathEscape(r.password), r.Addr(), db)
+	}
+	return fmt.Sprintf("redis://%s/%d", r.Addr(), db)
+}
 
 // Version is the server's redis_version, read at the first start.
 func (r *Redis) Version() string { return r.version }

@@ -10,6 +10,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/observe"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
@@ -35,7 +36,7 @@ func (r *run) contractEnv(slot string) (map[string]string, error) {
 	return map[string]string{
 		"OUTBOX_MYSQL_DSN":       cfg.FormatDSN(),
 		"OUTBOX_MYSQL_URL":       u.String(),
-		"OUTBOX_REDIS_URL":       fmt.Sprintf("redis://%s/%d", r.links["redis/"+slot].Addr(), r.o.Env.RedisDB()),
+		"OUTBOX_REDIS_URL":       env.RedisURL(r.o.Env, r.links["redis/"+slot].Addr()),
 		"OUTBOX_QUEUES":          strings.Join(r.queues, ","),
 		"OUTBOX_BULL_PREFIX":     r.prefix,
 		"OUTBOX_POLL_INTERVAL":   t.PollInterval.D().String(),
@@ -212,8 +213,9 @@ func (r *run) finish(ctx context.Context) ([]check.Result, []check.Landing, erro
 		run.Final = final
 		run.Meta.Ended = now
 	})
-	h := r.rec.Snapshot()
-	h.Meta = redactMeta(h.Meta)
+	// The run is redacted once, here: what is checked is what the folder
+	// stores, so `outboxchaos report` re-checks the very same history.
+	h := history.Redact(r.rec.Snapshot())
 	if err := history.Write(r.o.Out, h); err != nil {
 		return nil, nil, err
 	}
@@ -279,24 +281,4 @@ func rateText(rate float64) string {
 		return "full speed"
 	}
 	return fmt.Sprintf("%.0f/s", rate)
-}
-
-// redactMeta removes passwords from every meta string that can hold a DSN or
-// URL, so no file of the run folder carries one.
-func redactMeta(m history.Meta) history.Meta {
-	m.Command = reports.Redact(m.Command)
-	m.Params = redactMap(m.Params)
-	m.Versions = redactMap(m.Versions)
-	return m
-}
-
-func redactMap(in map[string]string) map[string]string {
-	if in == nil {
-		return nil
-	}
-	out := make(map[string]string, len(in))
-	for k, v := range in {
-		out[k] = reports.Redact(v)
-	}
-	return out
 }

@@ -243,7 +243,7 @@ func (r *run) openMySQL(ctx context.Context) error {
 }
 
 func (r *run) openRedis(ctx context.Context) error {
-	r.rdb = redis.NewClient(&redis.Options{Addr: r.o.Env.RedisAddr(), DB: r.o.Env.RedisDB()})
+	r.rdb = redis.NewClient(env.RedisOptions(r.o.Env))
 	r.closers = append(r.closers, r.rdb.Close)
 	r.prefix = "bull"
 	if sa, ok := r.o.Adapter.(sinkAdapter); ok && sa.Prefix() != "" {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/redact"
 )
 
 const (
@@ -18,7 +20,10 @@ const (
 )
 
 // output copies an instance's stdout and stderr to its log file, keeps the
-// last lines, and spots the crash-point line on stderr.
+// last lines, and spots the crash-point line on stderr. Every line passes
+// through redact.String before it is written or kept: a dispatcher that
+// prints its DSN leaves no password in logs/*.log (a line longer than the
+// read buffer is redacted piece by piece).
 type output struct {
 	mu         sync.Mutex
 	log        *os.File
@@ -49,7 +54,8 @@ func (o *output) copy(r io.Reader, stderr bool) {
 	br := bufio.NewReaderSize(r, readBuffer)
 	var line []byte
 	for {
-		chunk, err := br.ReadSlice('\n')
+		raw, err := br.ReadSlice('\n')
+		chunk := []byte(redact.String(string(raw)))
 		o.write(chunk)
 		if len(line) < maxLineKept {
 			line = append(line, chunk[:min(len(chunk), maxLineKept-len(line))]...)

@@ -1,0 +1,24 @@
+// Package redact is the one redaction of the harness: everything that writes
+// into a run folder (the recorded history, results.json, junit.xml, the
+// report page, the summary page and the instances' logs) passes its text
+// through String, so no file of a run folder carries a password.
+//
+// String removes two kinds of secret:
+//
+//   - Passwords by shape: the password of every URL with userinfo
+//     (redis://user:pass@host), of every Go MySQL DSN (user:pass@tcp(host)/db,
+//     user:pass@unix(...)/db, user:pass@/db), of password parameters
+//     (password=..., MYSQL_PWD=..., "password":"...", requirepass ...) and of
+//     --password style flags. It errs on the side of removing too much: text
+//     that looks like a password goes.
+//   - Passwords known to the process: Register records the passwords of the
+//     DSNs and URLs the harness was given (env.Open registers its MySQL DSN
+//     and Redis URL), and String replaces every occurrence of each, whatever
+//     surrounds it. A dispatcher that prints a password alone (MY_PASS=...,
+//     or its configuration as a table) is covered by this rule only.
+//     Passwords shorter than MinKnown bytes are not registered: masking every
+//     "ab" of a log would destroy it, and the shape rules still apply.
+//
+// Each secret becomes Mask. String is idempotent: String(String(s)) ==
+// String(s).
+package redact

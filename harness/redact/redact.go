@@ -1,0 +1,86 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Mask replaces every password String removes.
+const Mask = "***"
+
+var (
+	// scheme://user:password@host: the password runs to the last '@' of the
+	// token, as URL parsers and the MySQL driver read it.
+	urlUserinfo = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.\-]*://[^\s:@/?#"'<>]*):([^\s"'<>]+)@`)
+	// Go MySQL DSN: user:password@tcp(host)/db, user:password@unix(...)/db,
+	// user:password@/db.
+	mysqlDSN = regexp.MustCompile(`([^\s"'=:@/()<>]*):([^\s"'<>]+)@(\w*\(|/)`)
+	// password=..., MYSQL_PWD=..., "password":"...", requirepass=...
+	passwordParam = regexp.MustCompile(`(?i)((?:^|[^\w.\-])[\w.\-]*(?:password|passwd|pwd|requirepass|masterauth)["']?\s*[=:]\s*["']?)([^\s&;,"'}<>]+)`)
+	// --password secret, --requirepass secret
+	passwordFlag = regexp.MustCompile(`(?i)(--(?:password|passwd|pass|requirepass|masterauth)\s+)([^\s-][^\s]*)`)
+)
+
+// String removes from s every password it has the shape of and every
+// password registered with Register: "user:pass@" becomes "user:***@",
+// "password=pass" becomes "password=***". An empty password
+// ("root:@tcp(...)") is left as it is.
+func String(s string) string {
+	s = known.replace(s)
+	if strings.IndexByte(s, '@') >= 0 {
+		s = urlUserinfo.ReplaceAllString(s, "${1}:"+Mask+"@")
+		s = mysqlDSN.ReplaceAllStringFunc(s, maskDSN)
+	}
+	if strings.ContainsAny(s, "=:") {
+		s = passwordParam.ReplaceAllString(s, "${1}"+Mask)
+	}
+	if strings.Contains(s, "--") {
+		s = passwordFlag.ReplaceAllString(s, "${1}"+Mask)
+	}
+	return s
+}
+
+func maskDSN(m string) string {
+	sub := mysqlDSN.FindStringSubmatch(m)
+	if sub[2] == Mask {
+		return m
+	}
+	return sub[1] + ":" + Mask + "@" + sub[3]
+}
+
+// Map returns a copy of m with its keys and values passed through String.
+func Map(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[String(k)] = String(v)
+	}
+	return out
+}
+
+// Strings returns a copy of list with each element passed through String.
+func Strings(list []string) []string {
+	if list == nil {
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = String(s)
+	}
+	return out
+}
+
+// Error returns err with its message passed through String (nil for nil).
+// The result wraps nothing: a password must not come back through Unwrap.
+func Error(err error) error {
+	if err == nil {
+		return nil
+	}
+	return redactedError(String(err.Error()))
+}
+
+type redactedError string
+
+func (e redactedError) Error() string { return string(e) }

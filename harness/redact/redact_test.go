@@ -1,0 +1,63 @@
+package redact
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestStringRemovesPasswordsByShape(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"root:s3cret@tcp(127.0.0.1:3306)/outbox?parseTime=true", "root:***@tcp(127.0.0.1:3306)/outbox?parseTime=true"},
+		{"OUTBOX_MYSQL_DSN=app:p@ss:w0rd@tcp(db:3306)/x", "OUTBOX_MYSQL_DSN=app:***@tcp(db:3306)/x"},
+		{"user:pw@unix(/tmp/mysql.sock)/db", "user:***@unix(/tmp/mysql.sock)/db"},
+		{"user:pw@/db", "user:***@/db"},
+		{"root:@tcp(127.0.0.1:3306)/outbox", "root:@tcp(127.0.0.1:3306)/outbox"}, // no password: nothing to hide
+		{"redis://:s3cret@127.0.0.1:6379/0", "redis://:***@127.0.0.1:6379/0"},
+		{"redis://default:s3cret@127.0.0.1:6379/0", "redis://default:***@127.0.0.1:6379/0"},
+		{"mysql://root:s3cret@127.0.0.1:41001/outbox", "mysql://root:***@127.0.0.1:41001/outbox"},
+		{"redis://127.0.0.1:6379/0", "redis://127.0.0.1:6379/0"},
+		{"dial redis://u:s3cret@h:1/0: connection refused", "dial redis://u:***@h:1/0: connection refused"},
+		{"host=db password=s3cret sslmode=disable", "host=db password=*** sslmode=disable"},
+		{"?user=root&password=s3cret&tls=true", "?user=root&password=***&tls=true"},
+		{"MYSQL_PWD=s3cret REDIS_PASSWORD=s3cret", "MYSQL_PWD=*** REDIS_PASSWORD=***"},
+		{`{"password":"s3cret"}`, `{"password":"***"}`},
+		{"redis-server --requirepass s3cret --port 1", "redis-server --requirepass *** --port 1"},
+		{"d1 claimed event 7 (token d1-7-1)", "d1 claimed event 7 (token d1-7-1)"},
+		{"10:00:01.350 lease until 10:00:03.322", "10:00:01.350 lease until 10:00:03.322"},
+		{"", ""},
+	}
+	for _, c := range cases {
+		got := String(c.in)
+		require.Equal(t, c.want, got, "String(%q)", c.in)
+		require.NotContains(t, got, "s3cret")
+		require.Equal(t, got, String(got), "String is idempotent on %q", c.in)
+	}
+}
+
+// A registered password goes wherever it appears, also where it has no
+// shape String would know; its URL-decoded form goes too.
+func TestRegisteredPasswordsGoWhateverSurroundsThem(t *testing.T) {
+	Register("redis://app:k%40ngaroo-7@cache:6379/0", "svc:Wombat99@tcp(db:3306)/", "redis://cache:6379/0")
+	RegisterPassword("ab") // too short: the shape rules still apply, nothing else
+	for _, in := range []string{
+		"MY_PASS=Wombat99", "config: pass Wombat99 user svc", "secret k@ngaroo-7 decoded", "k%40ngaroo-7",
+		`{"auth":"Wombat99"}`, "prefixWombat99suffix",
+	} {
+		got := String(in)
+		require.NotContains(t, got, "Wombat99", in)
+		require.NotContains(t, got, "ngaroo", in)
+		require.Contains(t, got, Mask, in)
+		require.Equal(t, got, String(got), in)
+	}
+	require.Equal(t, "grab a cab", String("grab a cab"))
+}
+
+func TestPasswordsFindsEachShape(t *testing.T) {
+	require.Equal(t, []string{"pw1"}, Passwords("redis://u:pw1@h:1/0"))
+	require.Equal(t, []string{"pw2"}, Passwords("redis://:pw2@h:1/0"))
+	require.Equal(t, []string{"pw3"}, Passwords("root:pw3@tcp(h:3306)/"))
+	require.Equal(t, []string{"pw4"}, Passwords("password=pw4"))
+	require.Empty(t, Passwords("redis://h:1/0"))
+	require.Empty(t, Passwords("root:@tcp(h:3306)/"))
+}
