@@ -1,0 +1,233 @@
+package dialects_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/adapters/manifest"
+	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/env"
+	"github.com/outboxchaos/outboxchaos/harness/runner"
+	"github.com/outboxchaos/outboxchaos/harness/schema"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+	"github.com/outboxchaos/outboxchaos/scenarios"
+)
+
+// goDialects are the Go dialects of this directory (doc.go's table).
+var goDialects = []string{"go-reason", "go-nolock", "go-cas", "go-single"}
+
+// subset is what `make test` runs of the catalog for every dialect, with
+// fewer events than `make chaos`; the whole catalog is `make chaos
+// ADAPTER=adapters/dialects/<name>/manifest.yaml`.
+var subset = []struct {
+	scenario string
+	events   int
+}{{"baseline", 200}, {"crash-window", 400}, {"lease-expiry", 300}}
+
+// knownFalseAlarms are verdicts that are the harness's mistakes, not the
+// dialects': "dialect/scenario" -> the invariants that may fail there. Each
+// is described in doc.go ("Known false alarms"). Issue 10 items 1 and 2
+// (a recovery or a release that writes a reason is taken for a transient
+// failure; I8's bound is tighter than the contract) are being fixed in
+// harness/check; the coordinator empties this list after merging that fix,
+// and from then on these verdicts must pass like every other. The test
+// accepts pass or fail for a listed invariant (a run may not happen to
+// produce the misread history) and requires pass for every other one.
+var knownFalseAlarms = map[string][]string{
+	// Issue 10 item 1: recoveries with last_error = 'lease expired, owner
+	// dN' and available_at left alone are counted as transient failures.
+	// Any run can recover a claim (a loaded machine makes a round outlast
+	// the 2 s lease), so baseline is listed too.
+	"go-reason/baseline":     {"I4", "I6", "I7"},
+	"go-reason/crash-window": {"I4", "I6", "I7"},
+	"go-reason/lease-expiry": {"I4", "I6", "I7"},
+	// Issue 10 item 1: releases with 'released: lease nearly over' (a
+	// batch that outlasts its safe window on a loaded machine) and
+	// 'released: shutting down' are counted as transient failures. And the
+	// observation lag of doc.go's "Known false alarms": go-nolock writes no
+	// events stream, so a creation is timed by the harness's handling of
+	// the keyspace notification, which lags under load past ClockSlack and
+	// makes I3 say "marked published before its job was created".
+	"go-nolock/baseline":     {"I3", "I4", "I6", "I7"},
+	"go-nolock/crash-window": {"I3", "I4", "I6", "I7"},
+	"go-nolock/lease-expiry": {"I3", "I4", "I6", "I7"},
+}
+
+// plants are the bugs planted in the dialects (each dialect's doc.go), each
+// with the scenario that must catch it and the invariant that must fail.
+var plants = []struct {
+	dialect, bug, scenario, invariant string
+	events                            int
+}{
+	{"go-reason", "no-backoff", "redis-outage", "I6", 200},
+	{"go-reason", "poison-as-transient", "poison", "I4", 200},
+	{"go-nolock", "no-lease-recovery", "crash-window", "I8", 400},
+	{"go-nolock", "no-jobid", "crash-window", "I1", 400},
+	{"go-nolock", "mark-before-enqueue", "redis-outage", "I3", 200},
+	{"go-cas", "unfenced-finalize", "zombie", "I5", 400},
+	{"go-cas", "select-then-update", "contention", "I5", 1000},
+	{"go-cas", "unbounded-attempts", "redis-outage", "I7", 200},
+	{"go-single", "re-add-dispatched", "poison", "I1", 200},
+	{"go-single", "push-without-check", "crash-window", "I1", 400},
+	{"go-single", "overwrite-job-data", "crash-window", "I9", 400},
+	{"go-single", "published-not-queued", "baseline", "I3", 200},
+	{"go-single", "global-lock", "zombie", "I5", 400},
+}
+
+func load(t *testing.T, path string) *manifest.Adapter {
+	t.Helper()
+	a, err := manifest.Load(path)
+	require.NoError(t, err)
+	return a
+}
+
+func TestManifestsLoadAsBlackBoxes(t *testing.T) {
+	paths, err := filepath.Glob("go-*/manifest*.yaml")
+	require.NoError(t, err)
+	require.Len(t, paths, len(goDialects)+len(plants))
+	for _, p := range paths {
+		a := load(t, p)
+		require.Equal(t, schema.Reference(), a.Schema(), p)
+		c := a.Capabilities()
+		require.False(t, c.CrashPoints, "%s: a dialect is a black box, no crash points", p)
+		require.True(t, c.GracefulTerm, p)
+	}
+	for _, p := range plants {
+		a := load(t, filepath.Join(p.dialect, "manifest-"+p.bug+".yaml"))
+		require.Equal(t, p.dialect+"-"+p.bug, a.Name())
+	}
+}
+
+// TestDialectsKeepTheContract runs every Go dialect through the subset as a
+// black box and requires every invariant to pass, but for the listed known
+// false alarms.
+func TestDialectsKeepTheContract(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 12 scenarios (about 3 minutes): not in -short")
+	}
+	e := openEnv(t)
+	for _, d := range goDialects {
+		t.Run(d, func(t *testing.T) {
+			work := t.TempDir() // one build of the dialect for all its runs
+			a := load(t, filepath.Join(d, "manifest.yaml"))
+			for _, sc := range subset {
+				t.Run(sc.scenario, func(t *testing.T) {
+					o := run(t, e, a, work, sc.scenario, sc.events)
+					requireAllPass(t, o, knownFalseAlarms[d+"/"+sc.scenario])
+				})
+			}
+		})
+	}
+}
+
+// TestPlantedBugsAreCaught runs each planted bug in its scenario: its
+// invariant must fail, or be unknown when the fault that exposes it did not
+// land (with the reason); it must never pass.
+func TestPlantedBugsAreCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 13 scenarios (about 4 minutes): not in -short")
+	}
+	e := openEnv(t)
+	work := map[string]string{}
+	for _, p := range plants {
+		t.Run(p.dialect+"/"+p.bug, func(t *testing.T) {
+			if work[p.dialect] == "" {
+				work[p.dialect] = t.TempDir()
+			}
+			a := load(t, filepath.Join(p.dialect, "manifest-"+p.bug+".yaml"))
+			o := run(t, e, a, work[p.dialect], p.scenario, p.events)
+			r := result(t, o, p.invariant)
+			require.NotEqual(t, check.Pass, r.Verdict, "%s was not caught by %s in %s: %s", p.bug, p.invariant, p.scenario, r.Reason)
+			if r.Verdict == check.Unknown {
+				t.Logf("%s: %s unknown, the fault did not land: %s", p.bug, p.invariant, r.Reason)
+				return
+			}
+			require.NotEmpty(t, r.Violations)
+			require.NotEqual(t, check.Pass, o.Verdict)
+			t.Logf("%s caught by %s: %s", p.bug, p.invariant, r.Violations[0].Summary)
+		})
+	}
+}
+
+// openEnv opens one private local environment shared by a test's runs.
+func openEnv(t *testing.T) env.Env {
+	t.Helper()
+	e, err := env.Open(testCtx(t), env.Config{Kind: env.KindLocal})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, e.Close()) })
+	return e
+}
+
+// run runs a catalog scenario, shortened to events, with seed 1.
+func run(t *testing.T, e env.Env, a supervisor.Adapter, work, name string, events int) runner.Outcome {
+	t.Helper()
+	s, err := scenarios.Get(name)
+	require.NoError(t, err)
+	s.Events = events
+	start := time.Now()
+	o, err := runner.Run(testCtx(t), runner.Options{
+		Scenario: s, Adapter: a, Env: e, Seed: 1, Out: filepath.Join(t.TempDir(), "run"), WorkDir: work, Progress: testWriter{t},
+	})
+	require.NoError(t, err)
+	require.Empty(t, o.Skipped)
+	t.Logf("%s on %s: %s in %s", name, a.Name(), o.Verdict, time.Since(start).Round(100*time.Millisecond))
+	return o
+}
+
+// requireAllPass requires every invariant to pass, or to be waived by the
+// scenario; an invariant in mayFail may pass or fail (a known false alarm).
+func requireAllPass(t *testing.T, o runner.Outcome, mayFail []string) {
+	t.Helper()
+	require.Len(t, o.Results, 9)
+	for _, r := range o.Results {
+		switch {
+		case r.Verdict == check.Pass, r.Waived != "":
+		case slices.Contains(mayFail, r.ID) && r.Verdict == check.Fail:
+			t.Logf("known false alarm (issue 10), %s: %s", r.ID, firstSummary(r))
+		default:
+			require.Equal(t, check.Pass, r.Verdict, "%s %s: %s\n%s", r.ID, r.Name, r.Reason, firstSummary(r))
+		}
+	}
+}
+
+func result(t *testing.T, o runner.Outcome, id string) check.Result {
+	t.Helper()
+	for _, r := range o.Results {
+		if r.ID == id {
+			return r
+		}
+	}
+	require.Failf(t, "no result", "the run has no verdict for %s", id)
+	return check.Result{}
+}
+
+func firstSummary(r check.Result) string {
+	var out []string
+	for i, v := range r.Violations {
+		if i == 3 {
+			break
+		}
+		out = append(out, v.Summary)
+	}
+	return strings.Join(out, "\n")
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// testWriter sends the runner's progress lines to the test log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
