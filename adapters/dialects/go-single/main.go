@@ -56,7 +56,9 @@ func (s *single) run() {
 	for !s.stop.Load() {
 		s.recoverExpired()
 		busy := false
-		for !s.stop.Load() {
+		// While events keep coming, recovery still runs once per poll
+		// interval: a busy instance must not starve a dead one's claims.
+		for until := time.Now().Add(s.c.Poll); !s.stop.Load() && time.Now().Before(until); {
 			did, err := s.one()
 			if err != nil {
 				s.out.Printf("event: %v", err)
