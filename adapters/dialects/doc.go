@@ -45,12 +45,12 @@
 //	---------  --------------------  -------------------------  ---------  ------------
 //	go-reason  no-backoff            no-backoff                 I6         redis-outage
 //	go-reason  poison-as-transient   poison-as-transient        I4         poison
-//	go-nolock  no-lease-recovery     no-lease-recovery          I8         crash-window
-//	go-nolock  no-jobid              no-jobid                   I1         crash-window
+//	go-reason  no-jobid              no-jobid                   I1         crash-window
 //	go-nolock  mark-before-enqueue   mark-before-enqueue        I3         redis-outage
 //	go-cas     unfenced-finalize     unfenced-finalize          I5         zombie
 //	go-cas     select-then-update    select-then-update         I5         contention
 //	go-cas     unbounded-attempts    unbounded-attempts         I7         redis-outage
+//	go-cas     no-lease-recovery     no-lease-recovery          I8         crash-window
 //	go-single  re-add-dispatched     (already-dispatched rule)  I1         poison
 //	go-single  push-without-check    push-without-check         I1         crash-window
 //	go-single  overwrite-job-data    overwrite-job-data         I9         crash-window

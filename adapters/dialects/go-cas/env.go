@@ -29,7 +29,7 @@ type options struct {
 }
 
 // The bugs that can be planted (doc.go).
-var bugs = []string{"unfenced-finalize", "select-then-update", "unbounded-attempts"}
+var bugs = []string{"unfenced-finalize", "select-then-update", "unbounded-attempts", "no-lease-recovery"}
 
 type envReader struct {
 	get func(string) string

@@ -22,8 +22,6 @@ type Config struct {
 
 // Planted bugs (doc.go).
 const (
-	PlantNoLeaseRecovery   = "no-lease-recovery"
-	PlantNoJobID           = "no-jobid"
 	PlantMarkBeforeEnqueue = "mark-before-enqueue"
 )
 
@@ -59,9 +57,9 @@ func configFromEnv() (Config, error) {
 		c.Prefix = "bull"
 	}
 	switch c.Plant {
-	case "", PlantNoLeaseRecovery, PlantNoJobID, PlantMarkBeforeEnqueue:
+	case "", PlantMarkBeforeEnqueue:
 	default:
-		return c, bad("OUTBOXCHAOS_PLANT", fmt.Sprintf("=%q is unknown: use %s, %s or %s", c.Plant, PlantNoLeaseRecovery, PlantNoJobID, PlantMarkBeforeEnqueue))
+		return c, bad("OUTBOXCHAOS_PLANT", fmt.Sprintf("=%q is unknown: the only bug planted here is %s", c.Plant, PlantMarkBeforeEnqueue))
 	}
 	for name, into := range map[string]*time.Duration{
 		"OUTBOX_POLL_INTERVAL": &c.PollInterval, "OUTBOX_LEASE": &c.Lease, "OUTBOX_BACKOFF_BASE": &c.BackoffBase,

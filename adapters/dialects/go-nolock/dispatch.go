@@ -84,15 +84,6 @@ redis.call('ZADD', KEYS[4], 0, '0')
 return 1
 `
 
-// numericScript is the no-jobid plant: the job is named by the counter.
-const numericScript = `
-local id = tostring(redis.call('INCR', KEYS[2]))
-redis.call('HSET', ARGV[6] .. id, 'name', ARGV[2], 'data', ARGV[3], 'opts', '{"attempts":0,"delay":0}', 'timestamp', ARGV[5], 'delay', '0', 'priority', '0')
-redis.call('LPUSH', KEYS[3], id)
-redis.call('ZADD', KEYS[4], 0, '0')
-return 1
-`
-
 func (w *worker) addJob(ctx context.Context, queue, id string) error {
 	base := w.cfg.Prefix + ":" + queue + ":"
 	data, err := json.Marshal(struct {
@@ -102,10 +93,6 @@ func (w *worker) addJob(ctx context.Context, queue, id string) error {
 		return err
 	}
 	opts := fmt.Sprintf(`{"jobId":%q,"attempts":0,"delay":0}`, id)
-	script := addScript
-	if w.cfg.Plant == PlantNoJobID {
-		script = numericScript
-	}
 	keys := []string{base + id, base + "id", base + "wait", base + "marker"}
-	return w.rdb.Eval(ctx, script, keys, id, queue, string(data), opts, time.Now().UnixMilli(), base).Err()
+	return w.rdb.Eval(ctx, addScript, keys, id, queue, string(data), opts, time.Now().UnixMilli()).Err()
 }

@@ -23,10 +23,8 @@
 // N/M): ..." and available_at pushed out by base * 2^(N-1), capped; failed at
 // max attempts).
 //
-// Planted bugs, chosen by OUTBOXCHAOS_PLANT (manifest-<bug>.yaml each):
+// Planted bug, chosen by OUTBOXCHAOS_PLANT (manifest-<bug>.yaml):
 //
-//	no-lease-recovery    expired claims are never recovered (I8, lease-expiry)
-//	no-jobid             the job is named by the queue's id counter (I1, crash-window)
 //	mark-before-enqueue  published and queued before the add; a failed add
 //	                     leaves a published event with no job (I3, redis-outage)
 package main

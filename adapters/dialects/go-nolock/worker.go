@@ -42,9 +42,6 @@ type fate struct {
 // claims whose lease ran out go back to pending as they were, with no new
 // error and no backoff. It reports whether it recovered anything.
 func (w *worker) recover() bool {
-	if w.cfg.Plant == PlantNoLeaseRecovery {
-		return false
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.Lease/2)
 	defer cancel()
 	tx, err := w.db.BeginTx(ctx, rc)

@@ -45,6 +45,20 @@ redis.call('XADD', KEYS[7], 'MAXLEN', '~', cap, '*', 'event', 'waiting', 'jobId'
 return 1
 `
 
+// noJobIDLua is the no-jobid plant: BullMQ's add without a custom jobId,
+// so the job is named by the queue's id counter and nothing stops a re-add.
+// ARGV[7] is the queue's key base; the other keys and arguments as addLua.
+const noJobIDLua = `
+local id = tostring(redis.call('INCR', KEYS[2]))
+redis.call('HSET', ARGV[7] .. id, 'name', ARGV[2], 'data', ARGV[3], 'opts', '{"attempts":0,"delay":0}',
+  'timestamp', ARGV[5], 'delay', '0', 'priority', '0')
+redis.call('XADD', KEYS[7], 'MAXLEN', '~', '10000', '*', 'event', 'added', 'jobId', id, 'name', ARGV[2])
+redis.call('LPUSH', KEYS[3], id)
+redis.call('ZADD', KEYS[6], 0, '0')
+redis.call('XADD', KEYS[7], 'MAXLEN', '~', '10000', '*', 'event', 'waiting', 'jobId', id)
+return 1
+`
+
 // recordTTL is how long a dispatch record keeps a re-add a no-op after a
 // worker removed the job (removeOnComplete): a week.
 const recordTTL = 7 * 24 * time.Hour
@@ -61,6 +75,10 @@ func (d *dispatcher) add(parent context.Context, rows []*row) {
 	}
 	var all []sent
 	now := strconv.FormatInt(time.Now().UnixMilli(), 10)
+	script := addLua
+	if d.s.plant == "no-jobid" {
+		script = noJobIDLua
+	}
 	for _, r := range rows {
 		if r.outcome != toAdd {
 			continue
@@ -70,7 +88,7 @@ func (d *dispatcher) add(parent context.Context, rows []*row) {
 		k := d.s.prefix + ":" + r.queue + ":"
 		keys := []string{k + r.jobID, k + "id", k + "wait", k + "paused", k + "meta", k + "marker", k + "events", k + "active",
 			"outbox-dispatched:" + d.s.prefix + ":" + r.queue + ":" + r.jobID}
-		all = append(all, sent{r, pipe.Eval(ctx, addLua, keys, r.jobID, r.queue, string(data), string(opts), now, recordTTL.Milliseconds())})
+		all = append(all, sent{r, pipe.Eval(ctx, script, keys, r.jobID, r.queue, string(data), string(opts), now, recordTTL.Milliseconds(), k)})
 	}
 	if len(all) == 0 {
 		return

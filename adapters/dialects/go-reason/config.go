@@ -20,7 +20,7 @@ type settings struct {
 }
 
 // plants are the bugs this dialect can carry on purpose (doc.go).
-var plants = map[string]bool{"no-backoff": true, "poison-as-transient": true}
+var plants = map[string]bool{"no-backoff": true, "poison-as-transient": true, "no-jobid": true}
 
 // loadSettings reads the contract's variables; the first bad one is the error.
 func loadSettings() (settings, error) {
@@ -48,7 +48,7 @@ func loadSettings() (settings, error) {
 		s.prefix = "bull"
 	}
 	if s.plant != "" && !plants[s.plant] {
-		return s, fmt.Errorf("OUTBOXCHAOS_PLANT=%q: not a bug of this dialect (no-backoff, poison-as-transient)", s.plant)
+		return s, fmt.Errorf("OUTBOXCHAOS_PLANT=%q: not a bug of this dialect (no-backoff, poison-as-transient, no-jobid)", s.plant)
 	}
 	durations := []struct {
 		name string

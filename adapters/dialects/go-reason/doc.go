@@ -25,4 +25,7 @@
 //
 //	no-backoff           a transient failure is due again at once (I6, redis-outage)
 //	poison-as-transient  permanent failures are retried with backoff (I4, poison)
+//	no-jobid             adds without a custom jobId: the job is named by the
+//	                     queue's id counter, so a re-add makes a second job
+//	                     (I1, crash-window)
 package main

@@ -22,7 +22,8 @@
 //
 //	re-add-dispatched     an event whose job is already past created is added
 //	                      again, not closed (I1, poison)
-//	push-without-check    HSET + LPUSH, no existence check, no events (I1, crash-window)
+//	push-without-check    HSET + LPUSH with no existence check; it still writes
+//	                      the "added" entry the window trap needs (I1, crash-window)
 //	overwrite-job-data    an existing job's data and opts are rewritten, the
 //	                      data naming the instance (I9, crash-window)
 //	published-not-queued  the job row is never moved to queued (I3, baseline)

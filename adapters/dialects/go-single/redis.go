@@ -83,9 +83,13 @@ if not held then redis.call('ZADD', KEYS[7], 0, '0') end
 redis.call('XADD', KEYS[4], 'MAXLEN', '~', n, '*', 'event', 'waiting', 'jobId', ARGV[1])
 return 1`)
 
-// blindPush is the push-without-check plant: no existence check, no events.
+// blindPush is the push-without-check plant: no existence check, so a
+// re-add pushes the id on wait again. It still writes the "added" entry: a
+// black box's crash window is trapped from the events stream, and the
+// harness cannot see an add that writes none (the mutant writes none).
 var blindPush = redis.NewScript(`
 redis.call('HSET', KEYS[1], 'name', ARGV[2], 'data', ARGV[3], 'opts', ARGV[4], 'timestamp', ARGV[6], 'delay', 0, 'priority', 0)
+redis.call('XADD', KEYS[4], 'MAXLEN', '~', 10000, '*', 'event', 'added', 'jobId', ARGV[1], 'name', ARGV[2])
 redis.call('LPUSH', KEYS[5], ARGV[1])
 redis.call('ZADD', KEYS[7], 0, '0')
 return 1`)
