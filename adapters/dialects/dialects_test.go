@@ -76,7 +76,7 @@ var plants = []struct {
 	{"go-single", "re-add-dispatched", "poison", "I1", 200},
 	{"go-single", "push-without-check", "crash-window", "I1", 400},
 	{"go-single", "overwrite-job-data", "crash-window", "I9", 400},
-	{"go-single", "published-not-queued", "baseline", "I3", 200},
+	{"go-single", "published-not-queued", "crash-window", "I3", 400},
 	{"go-single", "global-lock", "zombie", "I5", 400},
 }
 

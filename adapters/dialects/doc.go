@@ -55,7 +55,7 @@
 //	go-single  re-add-dispatched     (already-dispatched rule)  I1         poison
 //	go-single  push-without-check    push-without-check         I1         crash-window
 //	go-single  overwrite-job-data    overwrite-job-data         I9         crash-window
-//	go-single  published-not-queued  published-not-queued       I3         baseline
+//	go-single  published-not-queued  published-not-queued       I3         crash-window
 //	go-single  global-lock           global-lock                I5         zombie
 //
 // The scenarios differ from the mutant catalog's where a black box needs

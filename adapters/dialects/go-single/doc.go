@@ -26,7 +26,8 @@
 //	                      the "added" entry the window trap needs (I1, crash-window)
 //	overwrite-job-data    an existing job's data and opts are rewritten, the
 //	                      data naming the instance (I9, crash-window)
-//	published-not-queued  the job row is never moved to queued (I3, baseline)
+//	published-not-queued  the job row is never moved to queued (I3, crash-window,
+//	                      where the consumer leaves the rows alone)
 //	global-lock           the Redis lock (TTL = lease) is the only exclusion:
 //	                      claim, add and finalize under it, no row lock, no
 //	                      lease check, processing rows adopted, finalize by id
