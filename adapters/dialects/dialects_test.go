@@ -2,6 +2,7 @@ package dialects_test
 
 import (
 	"context"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -115,6 +116,38 @@ func TestManifestsLoadAsBlackBoxes(t *testing.T) {
 	}
 }
 
+// TestConfigErrorsAreOneLine builds each dialect and starts it with a bad
+// value: it must exit 2 at once with one line naming the variable.
+func TestConfigErrorsAreOneLine(t *testing.T) {
+	good := []string{"OUTBOX_MYSQL_DSN=root:@tcp(127.0.0.1:1)/outbox", "OUTBOX_REDIS_URL=redis://127.0.0.1:1/0",
+		"OUTBOX_QUEUES=ai-default", "OUTBOX_INSTANCE_ID=d1"}
+	bad := map[string]string{
+		"OUTBOX_LEASE=forever":       "OUTBOX_LEASE",
+		"OUTBOX_MAX_ATTEMPTS=-1":     "OUTBOX_MAX_ATTEMPTS",
+		"OUTBOXCHAOS_PLANT=no-such":  "OUTBOXCHAOS_PLANT",
+		"OUTBOX_POLL_INTERVAL=often": "OUTBOX_POLL_INTERVAL",
+	}
+	bin := t.TempDir()
+	for _, d := range goDialects {
+		out, err := exec.Command("go", "build", "-o", filepath.Join(bin, d), "./"+d).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		for setting, name := range bad {
+			cmd := exec.Command(filepath.Join(bin, d))
+			cmd.Env = append(append([]string{}, good...), setting)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var exit *exec.ExitError
+			require.ErrorAs(t, err, &exit, "%s with %s", d, setting)
+			require.Equal(t, 2, exit.ExitCode(), "%s with %s", d, setting)
+			msg := strings.TrimSuffix(stderr.String(), "\n")
+			require.NotContains(t, msg, "\n", "%s with %s: one line", d, setting)
+			require.Contains(t, msg, name, "%s with %s", d, setting)
+			require.True(t, strings.HasPrefix(msg, d+": "), "%s: the line names the dispatcher: %q", d, msg)
+		}
+	}
+}
+
 // TestDialectsKeepTheContract runs every Go dialect through the subset as a
 // black box and requires every invariant to pass, but for the listed known
 // false alarms.
@@ -172,7 +205,9 @@ func TestPlantedBugsAreCaught(t *testing.T) {
 // openEnv opens one private local environment shared by a test's runs.
 func openEnv(t *testing.T) env.Env {
 	t.Helper()
-	e, err := env.Open(testCtx(t), env.Config{Kind: env.KindLocal})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	e, err := env.Open(ctx, env.Config{Kind: env.KindLocal})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close()) })
 	return e
