@@ -2,6 +2,7 @@ package dialects_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -29,7 +30,17 @@ var goDialects = []string{"go-reason", "go-nolock", "go-cas", "go-single"}
 var subset = []struct {
 	scenario string
 	events   int
-}{{"baseline", 200}, {"crash-window", 400}, {"lease-expiry", 300}}
+}{{"baseline", 200}, {"crash-window", 400}, {"lease-expiry", 300}, {"graceful-shutdown", 300}}
+
+// notInSubset leaves out a scenario that proves nothing for a dialect, with
+// the reason (doc.go, "Known misses").
+var notInSubset = map[string]string{
+	"go-nolock/crash-window": "the window trap reads only the events stream, which go-nolock does not write: " +
+		"none of the 8 traps springs (40 s of waiting) and the run proves nothing about the crash window",
+	"go-reason/graceful-shutdown": "not go-reason's convention; covered by the sweep in doc.go",
+	"go-cas/graceful-shutdown":    "not go-cas's convention; covered by the sweep in doc.go",
+	"go-single/graceful-shutdown": "not go-single's convention; covered by the sweep in doc.go",
+}
 
 // knownFalseAlarms are verdicts that are the harness's mistakes, not the
 // dialects': "dialect/scenario" -> the invariants that may fail there. Each
@@ -55,9 +66,9 @@ var knownFalseAlarms = map[string][]string{
 	// events stream, so a creation is timed by the harness's handling of
 	// the keyspace notification, which lags under load past ClockSlack and
 	// makes I3 say "marked published before its job was created".
-	"go-nolock/baseline":     {"I3", "I4", "I6", "I7"},
-	"go-nolock/crash-window": {"I3", "I4", "I6", "I7"},
-	"go-nolock/lease-expiry": {"I3", "I4", "I6", "I7"},
+	"go-nolock/baseline":          {"I3", "I4", "I6", "I7"},
+	"go-nolock/lease-expiry":      {"I3", "I4", "I6", "I7"},
+	"go-nolock/graceful-shutdown": {"I3", "I4", "I6", "I7"},
 }
 
 // plants are the bugs planted in the dialects (each dialect's doc.go), each
@@ -65,20 +76,25 @@ var knownFalseAlarms = map[string][]string{
 var plants = []struct {
 	dialect, bug, scenario, invariant string
 	events                            int
+	leaveRows                         bool // the consumer leaves the jobs rows created (see below)
 }{
-	{"go-reason", "no-backoff", "redis-outage", "I6", 200},
-	{"go-reason", "poison-as-transient", "poison", "I4", 200},
-	{"go-reason", "no-jobid", "lost-reply-redis", "I1", 300},
-	{"go-nolock", "mark-before-enqueue", "redis-outage", "I3", 200},
-	{"go-cas", "unfenced-finalize", "zombie", "I5", 400},
-	{"go-cas", "select-then-update", "contention", "I5", 1000},
-	{"go-cas", "unbounded-attempts", "redis-outage", "I7", 200},
-	{"go-cas", "no-lease-recovery", "crash-window", "I8", 400},
-	{"go-single", "re-add-dispatched", "poison", "I1", 200},
-	{"go-single", "push-without-check", "crash-window", "I1", 400},
-	{"go-single", "overwrite-job-data", "crash-window", "I9", 400},
-	{"go-single", "published-not-queued", "crash-window", "I3", 400},
-	{"go-single", "global-lock", "zombie", "I5", 400},
+	{"go-reason", "no-backoff", "redis-outage", "I6", 200, false},
+	{"go-reason", "poison-as-transient", "poison", "I4", 200, false},
+	// The retry after a lost reply finds the job already past created when
+	// the consumer ran it first, and closes the event with no re-add (the
+	// contract's rule): only with the rows left alone, as crash-window
+	// leaves them, does every retry reach the add.
+	{"go-reason", "no-jobid", "lost-reply-redis", "I1", 400, true},
+	{"go-nolock", "mark-before-enqueue", "redis-outage", "I3", 200, false},
+	{"go-cas", "unfenced-finalize", "zombie", "I5", 400, false},
+	{"go-cas", "select-then-update", "contention", "I5", 1000, false},
+	{"go-cas", "unbounded-attempts", "redis-outage", "I7", 200, false},
+	{"go-cas", "no-lease-recovery", "crash-window", "I8", 400, false},
+	{"go-single", "re-add-dispatched", "poison", "I1", 200, false},
+	{"go-single", "push-without-check", "crash-window", "I1", 400, false},
+	{"go-single", "overwrite-job-data", "crash-window", "I9", 400, false},
+	{"go-single", "published-not-queued", "crash-window", "I3", 400, false},
+	{"go-single", "global-lock", "zombie", "I5", 400, false},
 }
 
 // knownMisses are planted bugs that the harness cannot catch in a black
@@ -153,7 +169,7 @@ func TestConfigErrorsAreOneLine(t *testing.T) {
 // false alarms.
 func TestDialectsKeepTheContract(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs 12 scenarios (about 3 minutes): not in -short")
+		t.Skip("runs 12 scenarios (about 3.5 minutes): not in -short")
 	}
 	e := openEnv(t)
 	for _, d := range goDialects {
@@ -162,6 +178,9 @@ func TestDialectsKeepTheContract(t *testing.T) {
 			a := load(t, filepath.Join(d, "manifest.yaml"))
 			for _, sc := range subset {
 				t.Run(sc.scenario, func(t *testing.T) {
+					if why, ok := notInSubset[d+"/"+sc.scenario]; ok {
+						t.Skip(why)
+					}
 					o := run(t, e, a, work, sc.scenario, sc.events)
 					requireAllPass(t, o, knownFalseAlarms[d+"/"+sc.scenario])
 				})
@@ -188,7 +207,12 @@ func TestPlantedBugsAreCaught(t *testing.T) {
 				work[p.dialect] = t.TempDir()
 			}
 			a := load(t, filepath.Join(p.dialect, "manifest-"+p.bug+".yaml"))
-			o := run(t, e, a, work[p.dialect], p.scenario, p.events)
+			o := runWith(t, e, a, work[p.dialect], p.scenario, p.events, func(s *runner.Scenario) {
+				if p.leaveRows {
+					s.ConsumerLeavesRows = true
+					s.Params["consumer_leaves_rows"] = "true"
+				}
+			})
 			r := result(t, o, p.invariant)
 			require.NotEqual(t, check.Pass, r.Verdict, "%s was not caught by %s in %s: %s", p.bug, p.invariant, p.scenario, r.Reason)
 			if r.Verdict == check.Unknown {
@@ -213,15 +237,27 @@ func openEnv(t *testing.T) env.Env {
 	return e
 }
 
-// run runs a catalog scenario, shortened to events, with seed 1.
+// run runs a catalog scenario, shortened to events, with seed 1. The run
+// folder is kept under $OUTBOXCHAOS_KEEP_RUNS when that is set.
 func run(t *testing.T, e env.Env, a supervisor.Adapter, work, name string, events int) runner.Outcome {
+	t.Helper()
+	return runWith(t, e, a, work, name, events, func(*runner.Scenario) {})
+}
+
+// runWith is run with the scenario adjusted by adjust.
+func runWith(t *testing.T, e env.Env, a supervisor.Adapter, work, name string, events int, adjust func(*runner.Scenario)) runner.Outcome {
 	t.Helper()
 	s, err := scenarios.Get(name)
 	require.NoError(t, err)
 	s.Events = events
+	adjust(&s)
+	out := filepath.Join(t.TempDir(), "run")
+	if keep := os.Getenv("OUTBOXCHAOS_KEEP_RUNS"); keep != "" {
+		out = filepath.Join(keep, strings.ReplaceAll(t.Name(), "/", "_"))
+	}
 	start := time.Now()
 	o, err := runner.Run(testCtx(t), runner.Options{
-		Scenario: s, Adapter: a, Env: e, Seed: 1, Out: filepath.Join(t.TempDir(), "run"), WorkDir: work, Progress: testWriter{t},
+		Scenario: s, Adapter: a, Env: e, Seed: 1, Out: out, WorkDir: work, Progress: testWriter{t},
 	})
 	require.NoError(t, err)
 	require.Empty(t, o.Skipped)
