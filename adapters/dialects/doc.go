@@ -51,16 +51,16 @@
 //	go-cas     select-then-update    select-then-update         I5         contention
 //	go-cas     unbounded-attempts    unbounded-attempts         I7         redis-outage
 //	go-cas     no-lease-recovery     no-lease-recovery          I8         crash-window
-//
-// (*) with the consumer leaving the jobs rows created, as crash-window does:
-// otherwise a retry after the lost reply often finds its job already run,
-// and closes the event with no re-add, as the contract says it should.
-// unfenced-finalize and global-lock are known misses in zombie (below).
 //	go-single  re-add-dispatched     (already-dispatched rule)  I1         poison
 //	go-single  push-without-check    push-without-check         I1         crash-window
 //	go-single  overwrite-job-data    overwrite-job-data         I9         crash-window
 //	go-single  published-not-queued  published-not-queued       I3         crash-window
 //	go-single  global-lock           global-lock                I5         zombie
+//
+// (*) with the consumer leaving the jobs rows created, as crash-window does:
+// otherwise a retry after the lost reply often finds its job already run,
+// and closes the event with no re-add, as the contract says it should.
+// unfenced-finalize and global-lock are known misses in zombie (below).
 //
 // The scenarios differ from the mutant catalog's where a black box needs
 // another: mark-before-enqueue is caught in crash-points by a crash point a
