@@ -99,6 +99,42 @@
 
 // # Tests
 //
+// dialects_test.go builds each dialect and requires a bad variable to exit
+// 2 with one line naming it. With servers (not in -short) it builds each
+// dialect once per test (its manifest's build step, into a shared work
+// directory), runs it through the runner as a black box with seed 1 on
+// baseline, crash-window and lease-expiry (go-nolock: graceful-shutdown
+// instead of crash-window, which cannot trap it), and requires every
+// invariant to pass, except the entries of knownFalseAlarms: verdicts the
+// harness gets wrong today (issue 10 item 1, being fixed in harness/check,
+// and the keyspace timing below), which may pass or fail until the
+// coordinator empties the list. It then runs every planted bug in its
+// scenario and requires its invariant not to pass, but for knownMisses,
+// which are skipped with their reason. OUTBOXCHAOS_KEEP_RUNS=<dir> keeps
+// the run folders.
+//
+// # Known misses
+//
+// Where the harness does not expose a black box's bug, found with these
+// dialects (seed 1):
+//
+//   - The window trap (harness/runner/trap.go, watchCreations) reads only the
+//     events stream, and matches an "added" entry to the slot's held events
+//     by BullMQ id. Against go-nolock (no events stream) crash-window sprang
+//     none of its 8 traps in 40 s, and I1, I3 and I9 then passed without a
+//     crash having happened, with no unknown. Against no-jobid (numeric ids)
+//     no "added" entry names a held event, so no trap springs either.
+//   - zombie, for a dispatcher without crash points, pauses d1 at once (before
+//     the load's first events) and d2 at lease/2, whatever they hold: in the
+//     go-cas unfenced-finalize run both pauses found nothing held (no
+//     takeover, no rewrite), so the bug passes. A pause on the window trap's
+//     cue (an add for a held event) would expose it.
+//   - lease-expiry, without crash points, SIGKILLs at random: go-reason's run
+//     killed four instances and recovered no claim at all (no "lease expired"
+//     row), so I8 passed by absence. crash-window exercises recovery instead.
+
+// # Tests
+//
 // dialects_test.go builds each dialect once per test (its manifest's build
 // step, into a shared work directory), runs it through the runner as a black
 // box on baseline, crash-window and lease-expiry with seed 1, and requires
