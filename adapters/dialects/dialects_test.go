@@ -1,0 +1,318 @@
+package dialects_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/adapters/manifest"
+	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/env"
+	"github.com/outboxchaos/outboxchaos/harness/runner"
+	"github.com/outboxchaos/outboxchaos/harness/schema"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+	"github.com/outboxchaos/outboxchaos/scenarios"
+)
+
+// goDialects are the Go dialects of this directory (doc.go's table).
+var goDialects = []string{"go-reason", "go-nolock", "go-cas", "go-single"}
+
+// subset is what `make test` runs of the catalog for every dialect, with
+// fewer events than `make chaos`; the whole catalog is `make chaos
+// ADAPTER=adapters/dialects/<name>/manifest.yaml`.
+var subset = []struct {
+	scenario string
+	events   int
+}{{"baseline", 200}, {"crash-window", 400}, {"lease-expiry", 300}, {"graceful-shutdown", 300}}
+
+// notInSubset leaves out a scenario that proves nothing for a dialect, with
+// the reason (doc.go, "Known misses").
+var notInSubset = map[string]string{
+	"go-nolock/crash-window": "the window trap reads only the events stream, which go-nolock does not write: " +
+		"none of the 8 traps springs (40 s of waiting) and the run proves nothing about the crash window",
+	"go-reason/graceful-shutdown": "not go-reason's convention; covered by the sweep in doc.go",
+	"go-cas/graceful-shutdown":    "not go-cas's convention; covered by the sweep in doc.go",
+	"go-single/graceful-shutdown": "not go-single's convention; covered by the sweep in doc.go",
+}
+
+// knownFalseAlarms are verdicts that are the harness's mistakes, not the
+// dialects': "dialect/scenario" -> the invariants that may fail there. Each
+// is described in doc.go ("Known false alarms"). Issue 10 items 1 and 2
+// (a recovery or a release that writes a reason is taken for a transient
+// failure; I8's bound is tighter than the contract) are being fixed in
+// harness/check; the coordinator empties this list after merging that fix,
+// and from then on these verdicts must pass like every other. The test
+// accepts pass or fail for a listed invariant (a run may not happen to
+// produce the misread history) and requires pass for every other one.
+var knownFalseAlarms = map[string][]string{
+	// Issue 10 item 1: recoveries with last_error = 'lease expired, owner
+	// dN' and available_at left alone are counted as transient failures.
+	// Any run can recover a claim (a loaded machine makes a round outlast
+	// the 2 s lease), so baseline is listed too.
+	"go-reason/baseline":     {"I4", "I6", "I7"},
+	"go-reason/crash-window": {"I4", "I6", "I7"},
+	"go-reason/lease-expiry": {"I4", "I6", "I7"},
+	// Issue 10 item 1: releases with 'released: lease nearly over' (a
+	// batch that outlasts its safe window on a loaded machine) and
+	// 'released: shutting down' are counted as transient failures. And the
+	// observation lag of doc.go's "Known false alarms": go-nolock writes no
+	// events stream, so a creation is timed by the harness's handling of
+	// the keyspace notification, which lags under load past ClockSlack and
+	// makes I3 say "marked published before its job was created".
+	"go-nolock/baseline":          {"I3", "I4", "I6", "I7"},
+	"go-nolock/lease-expiry":      {"I3", "I4", "I6", "I7"},
+	"go-nolock/graceful-shutdown": {"I3", "I4", "I6", "I7"},
+}
+
+// plants are the bugs planted in the dialects (each dialect's doc.go), each
+// with the scenario that must catch it and the invariant that must fail.
+var plants = []struct {
+	dialect, bug, scenario, invariant string
+	events                            int
+	leaveRows                         bool // the consumer leaves the jobs rows created (see below)
+}{
+	{"go-reason", "no-backoff", "redis-outage", "I6", 200, false},
+	{"go-reason", "poison-as-transient", "poison", "I4", 200, false},
+	// The retry after a lost reply finds the job already past created when
+	// the consumer ran it first, and closes the event with no re-add (the
+	// contract's rule): only with the rows left alone, as crash-window
+	// leaves them, does every retry reach the add.
+	{"go-reason", "no-jobid", "lost-reply-redis", "I1", 400, true},
+	{"go-nolock", "mark-before-enqueue", "redis-outage", "I3", 200, false},
+	{"go-cas", "unfenced-finalize", "zombie", "I5", 400, false},
+	{"go-cas", "select-then-update", "contention", "I5", 1000, false},
+	{"go-cas", "unbounded-attempts", "redis-outage", "I7", 200, false},
+	{"go-cas", "no-lease-recovery", "crash-window", "I8", 400, false},
+	{"go-single", "re-add-dispatched", "poison", "I1", 200, false},
+	{"go-single", "push-without-check", "crash-window", "I1", 400, false},
+	{"go-single", "overwrite-job-data", "crash-window", "I9", 400, false},
+	{"go-single", "published-not-queued", "crash-window", "I3", 400, false},
+	{"go-single", "global-lock", "zombie", "I5", 400, false},
+}
+
+// knownMisses are planted bugs that the harness cannot catch in a black
+// box today, with the reason (doc.go, "Known misses"); each is skipped with
+// that reason, not run. The coordinator empties this list when the harness
+// can expose them (the zombie pauses an instance while it holds a claim).
+var knownMisses = map[string]string{
+	"go-cas/unfenced-finalize": "zombie pauses a black box at fixed times (0 and lease/2), not after an add: " +
+		"the paused instance holds no claim, so no zombie finalize ever lands (2 pauses, 0 takeovers, 0 rewrites in the run)",
+	"go-single/global-lock": "zombie pauses a black box at fixed times, not while it holds the dispatch lock " +
+		"and a claim, so no two holders overlap",
+}
+
+func load(t *testing.T, path string) *manifest.Adapter {
+	t.Helper()
+	a, err := manifest.Load(path)
+	require.NoError(t, err)
+	return a
+}
+
+func TestManifestsLoadAsBlackBoxes(t *testing.T) {
+	paths, err := filepath.Glob("go-*/manifest*.yaml")
+	require.NoError(t, err)
+	require.Len(t, paths, len(goDialects)+len(plants))
+	for _, p := range paths {
+		a := load(t, p)
+		require.Equal(t, schema.Reference(), a.Schema(), p)
+		c := a.Capabilities()
+		require.False(t, c.CrashPoints, "%s: a dialect is a black box, no crash points", p)
+		require.True(t, c.GracefulTerm, p)
+	}
+	for _, p := range plants {
+		a := load(t, filepath.Join(p.dialect, "manifest-"+p.bug+".yaml"))
+		require.Equal(t, p.dialect+"-"+p.bug, a.Name())
+	}
+}
+
+// TestConfigErrorsAreOneLine builds each dialect and starts it with a bad
+// value: it must exit 2 at once with one line naming the variable.
+func TestConfigErrorsAreOneLine(t *testing.T) {
+	good := []string{"OUTBOX_MYSQL_DSN=root:@tcp(127.0.0.1:1)/outbox", "OUTBOX_REDIS_URL=redis://127.0.0.1:1/0",
+		"OUTBOX_QUEUES=ai-default", "OUTBOX_INSTANCE_ID=d1"}
+	bad := map[string]string{
+		"OUTBOX_LEASE=forever":       "OUTBOX_LEASE",
+		"OUTBOX_MAX_ATTEMPTS=-1":     "OUTBOX_MAX_ATTEMPTS",
+		"OUTBOXCHAOS_PLANT=no-such":  "OUTBOXCHAOS_PLANT",
+		"OUTBOX_POLL_INTERVAL=often": "OUTBOX_POLL_INTERVAL",
+	}
+	bin := t.TempDir()
+	for _, d := range goDialects {
+		out, err := exec.Command("go", "build", "-o", filepath.Join(bin, d), "./"+d).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		for setting, name := range bad {
+			cmd := exec.Command(filepath.Join(bin, d))
+			cmd.Env = append(append([]string{}, good...), setting)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var exit *exec.ExitError
+			require.ErrorAs(t, err, &exit, "%s with %s", d, setting)
+			require.Equal(t, 2, exit.ExitCode(), "%s with %s", d, setting)
+			msg := strings.TrimSuffix(stderr.String(), "\n")
+			require.NotContains(t, msg, "\n", "%s with %s: one line", d, setting)
+			require.Contains(t, msg, name, "%s with %s", d, setting)
+			require.True(t, strings.HasPrefix(msg, d+": "), "%s: the line names the dispatcher: %q", d, msg)
+		}
+	}
+}
+
+// TestDialectsKeepTheContract runs every Go dialect through the subset as a
+// black box and requires every invariant to pass, but for the listed known
+// false alarms.
+func TestDialectsKeepTheContract(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 12 scenarios (about 3.5 minutes): not in -short")
+	}
+	e := openEnv(t)
+	for _, d := range goDialects {
+		t.Run(d, func(t *testing.T) {
+			work := t.TempDir() // one build of the dialect for all its runs
+			a := load(t, filepath.Join(d, "manifest.yaml"))
+			for _, sc := range subset {
+				t.Run(sc.scenario, func(t *testing.T) {
+					if why, ok := notInSubset[d+"/"+sc.scenario]; ok {
+						t.Skip(why)
+					}
+					o := run(t, e, a, work, sc.scenario, sc.events)
+					requireAllPass(t, o, knownFalseAlarms[d+"/"+sc.scenario])
+				})
+			}
+		})
+	}
+}
+
+// TestPlantedBugsAreCaught runs each planted bug in its scenario: its
+// invariant must fail, or be unknown when the fault that exposes it did not
+// land (with the reason); it must never pass.
+func TestPlantedBugsAreCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 11 scenarios (about 3 minutes): not in -short")
+	}
+	e := openEnv(t)
+	work := map[string]string{}
+	for _, p := range plants {
+		t.Run(p.dialect+"/"+p.bug, func(t *testing.T) {
+			if why, ok := knownMisses[p.dialect+"/"+p.bug]; ok {
+				t.Skipf("known miss of the harness (%s in %s): %s", p.invariant, p.scenario, why)
+			}
+			if work[p.dialect] == "" {
+				work[p.dialect] = t.TempDir()
+			}
+			a := load(t, filepath.Join(p.dialect, "manifest-"+p.bug+".yaml"))
+			o := runWith(t, e, a, work[p.dialect], p.scenario, p.events, func(s *runner.Scenario) {
+				if p.leaveRows {
+					s.ConsumerLeavesRows = true
+					s.Params["consumer_leaves_rows"] = "true"
+				}
+			})
+			r := result(t, o, p.invariant)
+			require.NotEqual(t, check.Pass, r.Verdict, "%s was not caught by %s in %s: %s", p.bug, p.invariant, p.scenario, r.Reason)
+			if r.Verdict == check.Unknown {
+				t.Logf("%s: %s unknown, the fault did not land: %s", p.bug, p.invariant, r.Reason)
+				return
+			}
+			require.NotEmpty(t, r.Violations)
+			require.NotEqual(t, check.Pass, o.Verdict)
+			t.Logf("%s caught by %s: %s", p.bug, p.invariant, r.Violations[0].Summary)
+		})
+	}
+}
+
+// openEnv opens one private local environment shared by a test's runs.
+func openEnv(t *testing.T) env.Env {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	e, err := env.Open(ctx, env.Config{Kind: env.KindLocal})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, e.Close()) })
+	return e
+}
+
+// run runs a catalog scenario, shortened to events, with seed 1. The run
+// folder is kept under $OUTBOXCHAOS_KEEP_RUNS when that is set.
+func run(t *testing.T, e env.Env, a supervisor.Adapter, work, name string, events int) runner.Outcome {
+	t.Helper()
+	return runWith(t, e, a, work, name, events, func(*runner.Scenario) {})
+}
+
+// runWith is run with the scenario adjusted by adjust.
+func runWith(t *testing.T, e env.Env, a supervisor.Adapter, work, name string, events int, adjust func(*runner.Scenario)) runner.Outcome {
+	t.Helper()
+	s, err := scenarios.Get(name)
+	require.NoError(t, err)
+	s.Events = events
+	adjust(&s)
+	out := filepath.Join(t.TempDir(), "run")
+	if keep := os.Getenv("OUTBOXCHAOS_KEEP_RUNS"); keep != "" {
+		out = filepath.Join(keep, strings.ReplaceAll(t.Name(), "/", "_"))
+	}
+	start := time.Now()
+	o, err := runner.Run(testCtx(t), runner.Options{
+		Scenario: s, Adapter: a, Env: e, Seed: 1, Out: out, WorkDir: work, Progress: testWriter{t},
+	})
+	require.NoError(t, err)
+	require.Empty(t, o.Skipped)
+	t.Logf("%s on %s: %s in %s", name, a.Name(), o.Verdict, time.Since(start).Round(100*time.Millisecond))
+	return o
+}
+
+// requireAllPass requires every invariant to pass, or to be waived by the
+// scenario; an invariant in mayFail may pass or fail (a known false alarm).
+func requireAllPass(t *testing.T, o runner.Outcome, mayFail []string) {
+	t.Helper()
+	require.Len(t, o.Results, 9)
+	for _, r := range o.Results {
+		switch {
+		case r.Verdict == check.Pass, r.Waived != "":
+		case slices.Contains(mayFail, r.ID) && r.Verdict == check.Fail:
+			t.Logf("known false alarm (issue 10), %s: %s", r.ID, firstSummary(r))
+		default:
+			require.Equal(t, check.Pass, r.Verdict, "%s %s: %s\n%s", r.ID, r.Name, r.Reason, firstSummary(r))
+		}
+	}
+}
+
+func result(t *testing.T, o runner.Outcome, id string) check.Result {
+	t.Helper()
+	for _, r := range o.Results {
+		if r.ID == id {
+			return r
+		}
+	}
+	require.Failf(t, "no result", "the run has no verdict for %s", id)
+	return check.Result{}
+}
+
+func firstSummary(r check.Result) string {
+	var out []string
+	for i, v := range r.Violations {
+		if i == 3 {
+			break
+		}
+		out = append(out, v.Summary)
+	}
+	return strings.Join(out, "\n")
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// testWriter sends the runner's progress lines to the test log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}

@@ -1,0 +1,29 @@
+// Command go-cas is a dialect dispatcher written on its own to the contract
+// (shared/contract.md) that claims by compare-and-set instead of SKIP LOCKED
+// and counts attempts at failure instead of at the claim.
+//
+// Claim: one UPDATE ... SET locked_by, lock_token = <fresh>, locked_until =
+// NOW(6) + lease, status = 'processing' WHERE (status = 'pending' AND
+// available_at <= NOW(6)) OR (status = 'processing' AND locked_until <
+// NOW(6)) ORDER BY id LIMIT n, then SELECT ... WHERE lock_token = <that
+// token>. Lease recovery is that takeover: an expired claim is taken
+// directly by the next claimer, under a new token, without passing through
+// pending. attempts is untouched by a claim; a transient failure writes
+// attempts = N (its N-th failure), backs off base * 2^(N-1) capped, less up
+// to a quarter of jitter, and at N = max attempts fails the event; a
+// permanent failure fails at once with attempts + 1.
+//
+// The rest: validation as the contract says (already dispatched ->
+// published with no add); each job added by its own script call (hash,
+// "added"/"waiting" stream entries, wait list, marker; a duplicate writes
+// "duplicated" and changes nothing); all outcomes in one transaction, every
+// write fenced by status and token; READ COMMITTED everywhere; SIGTERM ends
+// the round in progress and exits 0.
+//
+// Planted bugs, chosen by OUTBOXCHAOS_PLANT (manifest-<bug>.yaml each):
+//
+//	unfenced-finalize   outcomes written by id alone (I5, zombie)
+//	select-then-update  a plain SELECT, then an UPDATE by id with no guard (I5, contention)
+//	unbounded-attempts  never fails at max attempts (I7, redis-outage)
+//	no-lease-recovery   never takes over an expired claim (I8, crash-window)
+package main
