@@ -5,7 +5,7 @@ STAMP   := $(shell date +%Y%m%d-%H%M%S)
 SHARD   ?=
 ADAPTER ?= reference
 SEED    ?=
-NODE_DIRS := reference/bullmq/testdata/node adapters/examples/node-dispatcher
+NODE_DIRS := reference/bullmq/testdata/node adapters/examples/node-dispatcher adapters/dialects/node-owner-round
 
 .PHONY: test chaos chaos-long bench lint node-deps build clean
 

@@ -1,0 +1,133 @@
+'use strict';
+// The SQL of this dialect, on the contract's reference schema. Every time is
+// the database's (NOW(6)); the process only computes intervals.
+//
+// Convention: each instance recovers expired leases itself, at the start of
+// each of its poll rounds (recoverExpired), writing a reason in last_error.
+// Claims take FOR UPDATE SKIP LOCKED and count the attempt; every write
+// after the claim is fenced by status = 'processing' AND the claim's token.
+
+const crypto = require('node:crypto');
+
+const QUERY_TIMEOUT_MS = 5000;
+
+class Outbox {
+  constructor(pool, cfg) {
+    this.pool = pool;
+    this.cfg = cfg;
+  }
+
+  async exec(conn, sql, params) {
+    const [res] = await conn.query({ sql, timeout: QUERY_TIMEOUT_MS }, params);
+    return res;
+  }
+
+  // tx runs fn(conn) in one transaction; a failed connection is destroyed,
+  // not returned to the pool.
+  async tx(fn) {
+    const conn = await this.pool.getConnection();
+    let healthy = true;
+    try {
+      await conn.beginTransaction();
+      const out = await fn(conn);
+      await conn.commit();
+      return out;
+    } catch (err) {
+      healthy = false;
+      try {
+        await conn.rollback();
+      } catch (_) {
+        // the connection is gone; destroyed below
+      }
+      throw err;
+    } finally {
+      if (healthy) conn.release();
+      else conn.destroy();
+    }
+  }
+
+  // recoverExpired returns every claim whose lease ran out to pending, with
+  // the reason and the dead owner in last_error. available_at is left alone:
+  // a recovery is not a failure and owes no backoff.
+  async recoverExpired() {
+    const res = await this.exec(this.pool,
+      `UPDATE outbox_events
+          SET last_error = LEFT(CONCAT('lease expired, owner ', COALESCE(locked_by, '?')), 1024),
+              status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
+        WHERE status = 'processing' AND locked_until < NOW(6)`, []);
+    return res.affectedRows;
+  }
+
+  // claim takes up to batch due events under a fresh token and returns them
+  // with their jobs rows (job is null when the row does not exist).
+  async claim() {
+    const token = crypto.randomUUID();
+    const leaseUs = Math.round(this.cfg.leaseMs * 1000);
+    const rows = await this.tx(async (conn) => {
+      const due = await this.exec(conn,
+        `SELECT id FROM outbox_events
+          WHERE status = 'pending' AND available_at <= NOW(6)
+          ORDER BY available_at, id LIMIT ? FOR UPDATE SKIP LOCKED`, [this.cfg.batch]);
+      if (due.length === 0) return [];
+      const ids = due.map((r) => r.id);
+      await this.exec(conn,
+        `UPDATE outbox_events
+            SET status = 'processing', locked_by = ?, lock_token = ?,
+                locked_until = NOW(6) + INTERVAL ? MICROSECOND, attempts = attempts + 1
+          WHERE id IN (?) AND status = 'pending'`, [this.cfg.instance, token, leaseUs, ids]);
+      return this.exec(conn,
+        `SELECT id, event_type, aggregate_id, attempts FROM outbox_events
+          WHERE id IN (?) AND lock_token = ? ORDER BY id`, [ids, token]);
+    });
+    if (rows.length === 0) return { token, events: [] };
+    const jobIds = [...new Set(rows.map((r) => r.aggregate_id))];
+    const jobs = await this.exec(this.pool, 'SELECT id, queue_name, status FROM ai_jobs WHERE id IN (?)', [jobIds]);
+    const byId = new Map(jobs.map((j) => [j.id, j]));
+    return { token, events: rows.map((r) => ({ ...r, job: byId.get(r.aggregate_id) || null })) };
+  }
+
+  // published closes the event and moves its job created -> queued, in one
+  // transaction, only while the claim is still ours. It tells whether it was.
+  async published(ev, token) {
+    return this.tx(async (conn) => {
+      const res = await this.exec(conn,
+        `UPDATE outbox_events SET status = 'published', published_at = NOW(6), locked_until = NULL
+          WHERE id = ? AND status = 'processing' AND lock_token = ?`, [ev.id, token]);
+      if (res.affectedRows !== 1) return false;
+      await this.exec(conn, "UPDATE ai_jobs SET status = 'queued' WHERE id = ? AND status = 'created'", [ev.aggregate_id]);
+      return true;
+    });
+  }
+
+  // failed closes the event as failed with the reason.
+  async failed(ev, token, reason) {
+    const res = await this.exec(this.pool,
+      `UPDATE outbox_events SET status = 'failed', last_error = LEFT(?, 1024), locked_until = NULL
+        WHERE id = ? AND status = 'processing' AND lock_token = ?`, [reason, ev.id, token]);
+    return res.affectedRows === 1;
+  }
+
+  // retryLater gives a transiently failed event back to pending, due after
+  // delayMs, with the reason.
+  async retryLater(ev, token, reason, delayMs) {
+    const res = await this.exec(this.pool,
+      `UPDATE outbox_events
+          SET status = 'pending', last_error = LEFT(?, 1024), available_at = NOW(6) + INTERVAL ? MICROSECOND,
+              locked_by = NULL, lock_token = NULL, locked_until = NULL
+        WHERE id = ? AND status = 'processing' AND lock_token = ?`,
+      [reason, Math.round(delayMs * 1000), ev.id, token]);
+    return res.affectedRows === 1;
+  }
+
+  // release gives unstarted claims back (graceful stop): pending, due now,
+  // last_error untouched.
+  async release(ids, token) {
+    if (ids.length === 0) return 0;
+    const res = await this.exec(this.pool,
+      `UPDATE outbox_events SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
+        WHERE id IN (?) AND status = 'processing' AND lock_token = ?`, [ids, token]);
+    return res.affectedRows;
+  }
+}
+
+module.exports = { Outbox };
