@@ -60,7 +60,6 @@
 // (*) with the consumer leaving the jobs rows created, as crash-window does:
 // otherwise a retry after the lost reply often finds its job already run,
 // and closes the event with no re-add, as the contract says it should.
-// unfenced-finalize and global-lock are known misses in zombie (below).
 //
 // The scenarios differ from the mutant catalog's where a black box needs
 // another: mark-before-enqueue is caught in crash-points by a crash point a
@@ -70,115 +69,45 @@
 // SIGKILL at a random moment (lease-expiry without crash points) rarely
 // finds a claim held by a fast dispatcher; no-jobid is caught in
 // lost-reply-redis (the add ran, its reply was lost, the retry makes a
-// second numeric job; the test has the consumer leave the rows created),
-// because the window trap never springs on it (see
-// "Known misses"). recovery-overwrites-finalized is not planted: its window
-// (a finalize between the recovery's SELECT and its UPDATE) can only be hit
-// reliably with a pause at a crash point. unfenced-finalize and global-lock
-// are planted but not caught today (dialects_test.go, knownMisses).
+// second numeric job; the test has the consumer leave the rows created).
+// recovery-overwrites-finalized is not planted: its window (a finalize
+// between the recovery's SELECT and its UPDATE) can only be hit reliably
+// with a pause at a crash point.
 //
-// # Known misses
+// # The test
 //
-// Where the harness does not expose a black box's bug, found with these
-// dialects (seed 1):
+// dialects_test.go runs every Go dialect through a subset of the catalog as
+// a black box (seed 1) and requires every invariant to hold: pass, or not
+// exercised when the run gave it nothing to check. It then runs every
+// planted bug in its scenario and requires its invariant not to pass: a
+// fail, or unknown when the fault that exposes it did not land. Both are
+// skipped with -short.
 //
-//   - The window trap (harness/runner/trap.go, watchCreations) reads only the
-//     events stream, and matches an "added" entry to the slot's held events
-//     by BullMQ id. Against go-nolock (no events stream) crash-window sprang
-//     none of its 8 traps in 40 s, and I1, I3 and I9 then passed without a
-//     crash having happened, with no unknown. Against no-jobid (numeric ids)
-//     no "added" entry names a held event, so no trap springs either.
-//   - zombie, for a dispatcher without crash points, pauses d1 at once (before
-//     the load's first events) and d2 at lease/2, whatever they hold: in the
-//     go-cas unfenced-finalize run both pauses found nothing held (no
-//     takeover, no rewrite), so the bug passes. A pause on the window trap's
-//     cue (an add for a held event) would expose it.
-//   - lease-expiry, without crash points, SIGKILLs at random: go-reason's run
-//     killed four instances and recovered no claim at all (no "lease expired"
-//     row), so I8 passed by absence. crash-window exercises recovery instead.
-
-// # Tests
+// # What the dialects found in the harness
 //
-// dialects_test.go builds each dialect and requires a bad variable to exit
-// 2 with one line naming it. With servers (not in -short) it builds each
-// dialect once per test (its manifest's build step, into a shared work
-// directory), runs it through the runner as a black box with seed 1 on
-// baseline, crash-window and lease-expiry (go-nolock: graceful-shutdown
-// instead of crash-window, which cannot trap it), and requires every
-// invariant to pass, except the entries of knownFalseAlarms: verdicts the
-// harness gets wrong today (issue 10 item 1, being fixed in harness/check,
-// and the keyspace timing below), which may pass or fail until the
-// coordinator empties the list. It then runs every planted bug in its
-// scenario and requires its invariant not to pass, but for knownMisses,
-// which are skipped with their reason. OUTBOXCHAOS_KEEP_RUNS=<dir> keeps
-// the run folders.
+// Their first runs (seed 1, baseline, crash-window, lease-expiry,
+// graceful-shutdown, zombie and redis-outage) found false alarms and misses
+// that were the harness's, each fixed where it belongs:
 //
-// # Known misses
-//
-// Where the harness does not expose a black box's bug, found with these
-// dialects (seed 1):
-//
-//   - The window trap (harness/runner/trap.go, watchCreations) reads only the
-//     events stream, and matches an "added" entry to the slot's held events
-//     by BullMQ id. Against go-nolock (no events stream) crash-window sprang
-//     none of its 8 traps in 40 s, and I1, I3 and I9 then passed without a
-//     crash having happened, with no unknown. Against no-jobid (numeric ids)
-//     no "added" entry names a held event, so no trap springs either.
-//   - zombie, for a dispatcher without crash points, pauses d1 at once (before
-//     the load's first events) and d2 at lease/2, whatever they hold: in the
-//     go-cas unfenced-finalize run both pauses found nothing held (no
-//     takeover, no rewrite), so the bug passes. A pause on the window trap's
-//     cue (an add for a held event) would expose it.
-//   - lease-expiry, without crash points, SIGKILLs at random: go-reason's run
-//     killed four instances and recovered no claim at all (no "lease expired"
-//     row), so I8 passed by absence. crash-window exercises recovery instead.
-
-// # Tests
-//
-// dialects_test.go builds each dialect once per test (its manifest's build
-// step, into a shared work directory), runs it through the runner as a black
-// box on baseline, crash-window and lease-expiry with seed 1, and requires
-// every invariant to pass, except the entries of knownFalseAlarms: verdicts
-// the harness gets wrong today (issue 10 items 1 and 2, being fixed in
-// harness/check), which may pass or fail until the coordinator empties the
-// list. It then runs every planted bug in its scenario and requires its
-// invariant not to pass. Both are skipped with -short.
-//
-// # Known false alarms
-//
-// Each Go dialect ran through baseline, crash-window, lease-expiry,
-// graceful-shutdown, zombie and redis-outage (seed 1, on a machine with a
-// load average near 18). go-cas and go-single passed all six (I2 waived in
-// redis-outage). The failures of the other two are the harness's:
-//
-//   - go-reason, crash-window and zombie: I4, I6 (and I7 where an event is
-//     recovered often). The recovery's last_error 'lease expired, owner dN'
-//     is a new error, so moves.go counts a transient failure: I6 says "After
-//     transient failure 1 of event 1 ..., a dispatcher made it available
-//     again after -2.072s, less than half the expected backoff of 100ms"
-//     (available_at is the original one, in the past: a recovery should not
-//     move it), I4 says "Poison event 99 (queue-not-allowed) was put back to
-//     pending for a retry ... lease expired, owner d2r1". The writes end
-//     holds whose lease had run out, by an instance that did not hold them.
-//     Issue 10 item 1.
-//   - go-nolock, baseline, crash-window, graceful-shutdown and redis-outage:
-//     I4 and I6 for its releases, 'released: lease nearly over' (a batch that
-//     outlasts its safe window, lease - publish timeout - lease/10, on the
-//     loaded machine or in the outage) and 'released: shutting down' (after
-//     SIGTERM): "Poison event 49 (missing-job) was put back to pending for a
-//     retry ... released: shutting down". Each is a return to pending by the
-//     owner before its lease ran out, with available_at not moved, after a
-//     SIGTERM or with nothing failed for that owner. Issue 10 item 1.
-//   - go-nolock, every scenario: I3 "Event 355 was marked published by d2 at
-//     21:39:44.555, before its job j-b9f6e5-355 was created in BullMQ at
-//     21:39:44.822". go-nolock writes no events stream, so the creation is
-//     timed by the keyspace observer's handling of the "new" notification
-//     (harness/observe/keyspace.go stamps time.Now() when it gets to the
-//     message, after the HMGETs of the notes before it). Under load that lags
-//     by up to 430 ms, past ClockSlack (250 ms); the job hash's own timestamp
-//     (21:39:44.440) is before the finalize. Not in issue 10; needs a
-//     creation time that does not lag (for example the lower bound of the
-//     note's arrival, or the hash's timestamp bounded by the claim).
-//   - I8's tight bound (issue 10 item 2) did not fire in these runs; the
-//     go-nolock and go-single recoveries run every round and every poll.
+//   - go-reason's recoveries ('lease expired, owner dN', available_at left
+//     alone) and go-nolock's releases ('released: shutting down' after
+//     SIGTERM, 'released: lease nearly over') were counted as transient
+//     failures, so I4 and I6 failed them. Returns to pending are now
+//     classified by what happened (harness/check/moves.go, check/doc.go): at
+//     or after the lease end a recovery, an owner's return with no backoff a
+//     release, whatever last_error says.
+//   - go-nolock writes no events stream, and I3 said "marked published before
+//     its job was created": the only date of the creation was the keyspace
+//     note, stamped when the observer got round to it, up to 430 ms late
+//     under load. Only a stream entry (Redis's own time of the add) can now
+//     prove a publish early (check/i3_consistent.go).
+//   - The window trap read only the events stream and matched by BullMQ id,
+//     so it never sprang on go-nolock or on numeric ids; it now fires on the
+//     observer's creation signal (a stream entry, a new job hash, or an id
+//     pushed on a queue structure), matched by jobId or data.jobId.
+//   - zombie paused a black box at fixed times, whatever it held, so the
+//     unfenced-finalize and global-lock plants passed; it now pauses on the
+//     same signal, while the instance holds the event whose job was added.
+//     A run whose pauses did not land is unknown (its landing requirement),
+//     never a pass.
 package dialects

@@ -32,7 +32,8 @@ import (
 //
 // And over time: E is never marked published before its job's first
 // creation (by more than ClockSlack): a crash in between would leave it
-// published without a job.
+// published without a job. Only a creation dated by the events stream can
+// show that; a keyspace note's time is when the harness saw it.
 //
 // "No creation seen" proves nothing when, for J's queue, both the events
 // stream and the keyspace notifications had gaps: then it is unknown.
@@ -105,10 +106,15 @@ func (ix *index) inconsistency(e history.Event, row history.OutboxRow) (string, 
 }
 
 // publishedEarly finds an event marked published before its job was first
-// created.
+// created. Only a creation the events stream dates can prove it: a stream
+// entry's id is Redis's own time of the add, while a keyspace note carries
+// the time the harness got round to it, which under load lags the add by
+// more than ClockSlack (a dispatcher that writes no stream would be accused
+// of publishing early when it did not). A keyspace-only creation is an
+// upper bound, and proves nothing here.
 func (ix *index) publishedEarly(e history.Event) (string, time.Time, bool) {
 	cs := ix.creations.byJob[e.JobID]
-	if len(cs) == 0 {
+	if len(cs) == 0 || cs[0].Stream == nil {
 		return "", time.Time{}, false
 	}
 	for i, t := range ix.outbox[e.ID] {
