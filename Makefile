@@ -7,7 +7,7 @@ ADAPTER ?= reference
 SEED    ?=
 NODE_DIRS := reference/bullmq/testdata/node adapters/examples/node-dispatcher adapters/dialects/node-owner-round
 
-.PHONY: test chaos chaos-long bench lint node-deps build clean
+.PHONY: test race chaos chaos-long bench lint staticcheck node-deps build clean
 
 build:
 	$(GO) build ./...
@@ -22,12 +22,30 @@ node-deps:
 	  done; \
 	else echo "npm not found: the BullMQ compatibility and Node adapter tests will be skipped (apt-get install nodejs npm)"; fi
 
-lint:
+# staticcheck comes from the Go module proxy, pinned, into bin/.
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := bin/staticcheck
+
+$(STATICCHECK):
+	GOBIN=$(CURDIR)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+staticcheck: $(STATICCHECK)
+	$(STATICCHECK) ./...
+
+lint: staticcheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
+# The race detector over every package whose tests take seconds, not
+# minutes (the end-to-end scenario, dialect and example runs are left out).
+RACE_PKGS = $(shell $(GO) list ./harness/... ./reference/... ./reports/... ./adapters ./adapters/manifest ./adapters/mutants/... ./cmd/... | grep -v /harness/bench)
+
+race:
+	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
+
 test: node-deps lint
-	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -timeout 40m ./...
+	$(MAKE) race
 
 chaos: build
 	./bin/outboxchaos chaos --adapter $(ADAPTER) --out $(RUNS)/chaos-$(STAMP) $(if $(SHARD),--shard $(SHARD)) $(if $(SEED),--seed $(SEED))

@@ -2,11 +2,8 @@ package reference_test
 
 import (
 	"context"
-	"io"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,37 +11,6 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/reference"
 )
-
-// blackholeRedis accepts connections and never answers, like a network
-// blackhole between the dispatcher and Redis. It returns a Redis URL.
-func blackholeRedis(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go func() { _, _ = io.Copy(io.Discard, c) }()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	return "redis://" + ln.Addr().String() + "/0"
-}
 
 // breakQueue makes every add to queue fail with an error reply about that
 // queue alone: its id counter, which the add script INCRs first, becomes a
