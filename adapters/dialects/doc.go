@@ -110,4 +110,13 @@
 //     same signal, while the instance holds the event whose job was added.
 //     A run whose pauses did not land is unknown (its landing requirement),
 //     never a pass.
+//
+// # Known misses
+//
+//   - go-cas/unfenced-finalize in zombie: the pause trap lands (a claim held
+//     past its lease, the add done, the finalize not written), yet in seed 1
+//     the run passed: no rewrite of a finalized row was recorded. Why the
+//     woken instance's unfenced write left no trace is not understood yet;
+//     the test skips it with that reason (knownMisses), so it is reported as
+//     a miss, not counted as caught.
 package dialects
