@@ -322,7 +322,7 @@ func (b *builder) add(q, bullID, job string, at int) *builder {
 		return b
 	}
 	h := history.JobHash{Name: "ai.job.enqueue", Data: fmt.Sprintf(`{"jobId":%q}`, job), Opts: fmt.Sprintf(`{"jobId":%q,"attempts":1}`, bullID), DataJobID: job, Timestamp: strconv.FormatInt(ms(at).UnixMilli(), 10)}
-	if allDigits(bullID) {
+	if history.AllDigits(bullID) {
 		h.Opts = `{"attempts":1}`
 	}
 	qs.hashes[bullID] = h
@@ -345,7 +345,7 @@ func (b *builder) addNumeric(q, job string, at int) *builder {
 func (b *builder) overwrite(q, bullID, data string, at int) *builder {
 	qs := b.queue(q)
 	h := qs.hashes[bullID]
-	h.Data, h.DataJobID = data, dataJobID(data)
+	h.Data, h.DataJobID = data, history.DataJobID(data)
 	qs.hashes[bullID] = h
 	b.note(history.KeyNote{Queue: q, JobID: bullID, Event: "hset", DataJobID: h.DataJobID, Data: h.Data, Opts: h.Opts, At: ms(at)})
 	return b

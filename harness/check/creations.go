@@ -1,7 +1,6 @@
 package check
 
 import (
-	"encoding/json"
 	"sort"
 	"time"
 
@@ -151,27 +150,7 @@ func noteData(n history.KeyNote) string {
 	if n.DataJobID != "" {
 		return n.DataJobID
 	}
-	return dataJobID(n.Data)
-}
-
-// dataJobID reads jobId out of a job's data JSON ("" when absent).
-func dataJobID(data string) string {
-	if data == "" {
-		return ""
-	}
-	var v struct {
-		JobID any `json:"jobId"`
-	}
-	if json.Unmarshal([]byte(data), &v) != nil || v.JobID == nil {
-		return ""
-	}
-	switch id := v.JobID.(type) {
-	case string:
-		return id
-	default:
-		b, _ := json.Marshal(id)
-		return string(b)
-	}
+	return history.DataJobID(n.Data)
 }
 
 // dataSources maps BullMQ jobs to their data.jobId from every source that
@@ -201,7 +180,7 @@ func hashData(h history.JobHash) string {
 	if h.DataJobID != "" {
 		return h.DataJobID
 	}
-	return dataJobID(h.Data)
+	return history.DataJobID(h.Data)
 }
 
 // matchJobs matches a BullMQ job to ai_jobs rows: by its data.jobId when
@@ -216,18 +195,6 @@ func matchJobs(ix *index, bullID, data string) []string {
 		}
 	}
 	return out
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 func absDur(d time.Duration) time.Duration {

@@ -21,7 +21,7 @@ const (
 // all digits (of any length: BullMQ's own `${parseInt(id)}` === id test
 // misses ids past 2^53, and a 64-bit parse overflows) and no ':'.
 func legalJobID(id string) bool {
-	return id != "" && !allDigits(id) && !strings.Contains(id, ":")
+	return id != "" && !history.AllDigits(id) && !strings.Contains(id, ":")
 }
 
 // jobIDRule states why id is not a legal jobId, with the rule.
@@ -31,9 +31,9 @@ func jobIDRule(id string) string {
 	}
 	why := "it is empty"
 	switch {
-	case allDigits(id) && len(id) > 15:
+	case history.AllDigits(id) && len(id) > 15:
 		why = fmt.Sprintf("it is all digits; BullMQ's own parseInt check misses a %d-digit id such as this one", len(id))
-	case allDigits(id):
+	case history.AllDigits(id):
 		why = "it is all digits"
 	case strings.Contains(id, ":"):
 		why = "it contains ':'"

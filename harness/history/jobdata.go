@@ -36,13 +36,15 @@ func JobCandidates(bullID, dataJobID string) []string {
 	if dataJobID != "" {
 		out = append(out, dataJobID)
 	}
-	if bullID != "" && bullID != dataJobID && (dataJobID == "" || !allDigits(bullID)) {
+	if bullID != "" && bullID != dataJobID && (dataJobID == "" || !AllDigits(bullID)) {
 		out = append(out, bullID)
 	}
 	return out
 }
 
-func allDigits(s string) bool {
+// AllDigits tells whether s is a non-empty run of decimal digits, of any
+// length: BullMQ's own counter ids, and ids the contract forbids as jobIds.
+func AllDigits(s string) bool {
 	if s == "" {
 		return false
 	}
