@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand"
-	"strconv"
 	"sync"
-	"sync/atomic"
 )
 
 // markerPrefix starts every marker token. Tokens are letters, digits and
@@ -128,26 +126,5 @@ func (l *lostReply) firedCount() int {
 	return l.fired
 }
 
-// The registry maps the key a toxic carries in its JSON attributes to its
-// fault's shared state: toxiproxy builds toxic instances from JSON, so a
-// pointer cannot be handed over directly.
-var (
-	lostReplies   sync.Map // string -> *lostReply
-	lostReplySeqs atomic.Uint64
-)
-
-func registerLostReply(l *lostReply) string {
-	key := "lost-reply-" + strconv.FormatUint(lostReplySeqs.Add(1), 10)
-	lostReplies.Store(key, l)
-	return key
-}
-
-func lookupLostReply(key string) *lostReply {
-	v, ok := lostReplies.Load(key)
-	if !ok {
-		return nil
-	}
-	return v.(*lostReply)
-}
-
-func unregisterLostReply(key string) { lostReplies.Delete(key) }
+// lostReplies holds every lost-reply fault's shared state.
+var lostReplies = &registry[lostReply]{prefix: "lost-reply-"}

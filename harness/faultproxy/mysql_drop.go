@@ -12,7 +12,7 @@ type mysqlDropToxic struct {
 func (t *mysqlDropToxic) Pipe(stub *toxics.ToxicStub)    { runFilter(stub) }
 func (t *mysqlDropToxic) Cleanup(stub *toxics.ToxicStub) { cleanupFilter(stub) }
 func (t *mysqlDropToxic) NewState() interface{} {
-	if l := lookupLostReply(t.Fault); l != nil {
+	if l := lostReplies.lookup(t.Fault); l != nil {
 		return &mysqlDrop{lr: l}
 	}
 	return passFilter{}

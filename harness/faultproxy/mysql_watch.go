@@ -19,7 +19,7 @@ type mysqlWatchToxic struct {
 func (t *mysqlWatchToxic) Pipe(stub *toxics.ToxicStub)    { runFilter(stub) }
 func (t *mysqlWatchToxic) Cleanup(stub *toxics.ToxicStub) { cleanupFilter(stub) }
 func (t *mysqlWatchToxic) NewState() interface{} {
-	if l := lookupLostReply(t.Fault); l != nil {
+	if l := lostReplies.lookup(t.Fault); l != nil {
 		return &mysqlWatch{lr: l}
 	}
 	return passFilter{}

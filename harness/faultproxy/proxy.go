@@ -72,16 +72,16 @@ func (p *Proxy) Add(f Fault) (string, error) {
 		}
 	case LostReplyRedisAdd, LostReplyMySQLCommit:
 		inst.lost = newLostReply(seed, f.times(), f.probability())
-		inst.key = registerLostReply(inst.lost)
+		inst.key = lostReplies.register(inst.lost)
 		if err := p.addToxics(inst, lostReplyToxics(id, f.Kind, inst.key)); err != nil {
-			unregisterLostReply(inst.key)
+			lostReplies.unregister(inst.key)
 			return "", err
 		}
 	case QueueError:
 		inst.refuse = newQueueError(seed, f.prefix(), f.Queue)
-		inst.key = registerQueueError(inst.refuse)
+		inst.key = queueErrors.register(inst.refuse)
 		if err := p.addToxics(inst, queueErrorToxics(id, inst.key)); err != nil {
-			unregisterQueueError(inst.key)
+			queueErrors.unregister(inst.key)
 			return "", err
 		}
 	default:
@@ -184,10 +184,10 @@ func (p *Proxy) healLocked() error {
 func (p *Proxy) removeLocked(inst *installed) error {
 	err := p.removeToxics(inst)
 	if inst.lost != nil {
-		unregisterLostReply(inst.key)
+		lostReplies.unregister(inst.key)
 	}
 	if inst.refuse != nil {
-		unregisterQueueError(inst.key)
+		queueErrors.unregister(inst.key)
 	}
 	if inst.kind == Down {
 		p.down--

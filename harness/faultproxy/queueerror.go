@@ -6,7 +6,6 @@ import (
 	"math/rand"
 	"strconv"
 	"sync"
-	"sync/atomic"
 )
 
 // queueErrorPrefix starts every queue-error token. Tokens are letters,
@@ -139,25 +138,5 @@ var keyArgs = map[string]keyLayout{
 	"MSET": pairs, "MSETNX": pairs,
 }
 
-// The registry maps the key a toxic carries in its JSON attributes to its
-// fault's shared state, as for lost replies.
-var (
-	queueErrors    sync.Map // string -> *queueError
-	queueErrorSeqs atomic.Uint64
-)
-
-func registerQueueError(q *queueError) string {
-	key := "queue-error-" + strconv.FormatUint(queueErrorSeqs.Add(1), 10)
-	queueErrors.Store(key, q)
-	return key
-}
-
-func lookupQueueError(key string) *queueError {
-	v, ok := queueErrors.Load(key)
-	if !ok {
-		return nil
-	}
-	return v.(*queueError)
-}
-
-func unregisterQueueError(key string) { queueErrors.Delete(key) }
+// queueErrors holds every queue-error fault's shared state.
+var queueErrors = &registry[queueError]{prefix: "queue-error-"}

@@ -14,7 +14,7 @@ type redisDropToxic struct {
 func (t *redisDropToxic) Pipe(stub *toxics.ToxicStub)    { runFilter(stub) }
 func (t *redisDropToxic) Cleanup(stub *toxics.ToxicStub) { cleanupFilter(stub) }
 func (t *redisDropToxic) NewState() interface{} {
-	if l := lookupLostReply(t.Fault); l != nil {
+	if l := lostReplies.lookup(t.Fault); l != nil {
 		return &redisDrop{lr: l, sc: newRESPScanner(false)}
 	}
 	return passFilter{}

@@ -23,7 +23,7 @@ type redisRefuseToxic struct {
 func (t *redisRefuseToxic) Pipe(stub *toxics.ToxicStub)    { runFilter(stub) }
 func (t *redisRefuseToxic) Cleanup(stub *toxics.ToxicStub) { cleanupFilter(stub) }
 func (t *redisRefuseToxic) NewState() interface{} {
-	if q := lookupQueueError(t.Fault); q != nil {
+	if q := queueErrors.lookup(t.Fault); q != nil {
 		sc := newRESPScanner(true)
 		sc.keepArgs = true
 		return &redisRefuse{qe: q, sc: sc}
@@ -118,7 +118,7 @@ type redisRewriteToxic struct {
 func (t *redisRewriteToxic) Pipe(stub *toxics.ToxicStub)    { runFilter(stub) }
 func (t *redisRewriteToxic) Cleanup(stub *toxics.ToxicStub) { cleanupFilter(stub) }
 func (t *redisRewriteToxic) NewState() interface{} {
-	if q := lookupQueueError(t.Fault); q != nil {
+	if q := queueErrors.lookup(t.Fault); q != nil {
 		return &redisRewrite{qe: q, sc: newRESPScanner(false), token: []byte(q.token)}
 	}
 	return passFilter{}

@@ -29,7 +29,7 @@ type redisWatchToxic struct {
 func (t *redisWatchToxic) Pipe(stub *toxics.ToxicStub)    { runFilter(stub) }
 func (t *redisWatchToxic) Cleanup(stub *toxics.ToxicStub) { cleanupFilter(stub) }
 func (t *redisWatchToxic) NewState() interface{} {
-	if l := lookupLostReply(t.Fault); l != nil {
+	if l := lostReplies.lookup(t.Fault); l != nil {
 		return &redisWatch{lr: l, sc: newRESPScanner(true)}
 	}
 	return passFilter{}
