@@ -37,6 +37,10 @@ const (
 	// propertyRunSeed is every property run's runner seed: the workload's
 	// draws and the failpoints' seeds replay with the schedule.
 	propertyRunSeed = 11
+	// propertyEvents and propertyBatch are the property runs' workload
+	// (over at least a second) and claim batch.
+	propertyEvents = 80
+	propertyBatch  = 4
 	// maxPropertySteps bounds a drawn schedule before Fit.
 	maxPropertySteps = 6
 	// The mutant the property must catch, and the rapid seed its search
@@ -45,7 +49,7 @@ const (
 	propertyMutant   = "no-jobid"
 	mutantSearchSeed = 17
 	mutantChecks     = 8
-	mutantShrinkTime = 60 * time.Second
+	mutantShrinkTime = 90 * time.Second
 	// confirmRuns is how many runs in a row a shrink candidate must fail.
 	confirmRuns = 3
 	// referenceTest is the test whose fail-file folder is the corpus: rapid
@@ -56,11 +60,19 @@ const (
 // The property's world: two instances, a small mostly-valid workload (the
 // schedule's produce steps replace it), the default tuning, a consumer that
 // completes jobs but leaves the jobs rows alone (so a re-dispatch after a
-// crash must be a no-op by its jobId alone).
+// crash must be a no-op by its jobId alone). Batches are small and the
+// workload dense enough that each poll finds a few events: both instances
+// claim work whoever boots first, and a crash point's first hit falls on a
+// batch with an add in it (with one event per batch, a tenth of them were
+// poison events with no add, and a crash there showed nothing). A step
+// aimed at one instance then lands on nearly every run, and a failure
+// replays when rapid shrinks it.
 func propertyBase() runner.Scenario {
+	tuning := runner.DefaultTuning()
+	tuning.BatchSize = propertyBatch
 	return runner.Scenario{
 		Name: "property", Description: "a rapid-generated fault schedule (params.schedule)",
-		Instances: 2, Events: 40, Tuning: runner.DefaultTuning(),
+		Instances: 2, Events: propertyEvents, Tuning: tuning,
 		Mix:      workload.Mix{Valid: 90, UnknownType: 2, MissingJob: 2, QueueDenied: 2, IllegalJobID: 2, AlreadyQueued: 2},
 		Consumer: true, ConsumerLeavesRows: true,
 		Params: map[string]string{"instances": "2", "consumer_leaves_rows": "true"},
