@@ -154,11 +154,7 @@ func runAll(ctx context.Context, f runFlags, list []runner.Scenario, summary boo
 			fmt.Fprintf(os.Stderr, "%s: SKIPPED: %s\n", s.Name, o.Skipped)
 			continue
 		}
-		res, err := reports.ReadResults(filepath.Join(dir, "results.json"))
-		if err != nil {
-			return outs, err
-		}
-		links = append(links, reports.RunLink{Path: s.Name, Results: res})
+		links = append(links, reports.RunLink{Path: s.Name, Results: o.Report})
 		fmt.Fprintf(os.Stderr, "%s: %s in %s%s\n", s.Name, strings.ToUpper(string(o.Verdict)), time.Since(start).Round(100*time.Millisecond), reasonSuffix(o.Verdict, o.Reason))
 		if ctx.Err() != nil {
 			return outs, ctx.Err()
