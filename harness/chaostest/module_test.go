@@ -176,7 +176,7 @@ func userModuleInterrupt(t *testing.T, bin string) {
 // and no process and no folder is left.
 func userModuleTimeout(t *testing.T, bin string) {
 	tmp := t.TempDir()
-	cmd := userTest(t, bin, tmp, "-test.run=^TestLongOutage$", "-test.timeout=25s")
+	cmd := userTest(t, bin, tmp, "-test.run=^TestLongOutage$", "-test.timeout=15s")
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	err := cmd.Run()
