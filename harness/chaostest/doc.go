@@ -42,6 +42,11 @@
 // the dispatcher is built once per Run. Scenario i of the selection gets
 // seed+i, like `outboxchaos chaos --seed`, and the seed is logged.
 //
+// Like cmd/outboxchaos (and harness/bench), this package is an entry point,
+// not part of the harness's core: it links package adapters, and with it
+// the reference and the mutants, to resolve "reference" and "mutant:NAME".
+// No other package of harness/ imports it.
+//
 // A subtest's result is the run's verdict:
 //   - pass: the subtest passes (its log names the run folder);
 //   - fail: the subtest fails with the findings: the cause in one line,
