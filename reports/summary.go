@@ -20,8 +20,8 @@ type RunLink struct {
 	// Path is the run's folder relative to the summary's folder, with '/'
 	// separators ("crash-window"); the page links Path/index.html.
 	Path string
-	// Results are the run's results, as Build returned them (or as
-	// ReadResults read them back from Path/results.json).
+	// Results are the run's results, as Build or WriteRunResults returned
+	// them (or as ReadResults read them back from a stored Path/results.json).
 	Results Results
 }
 

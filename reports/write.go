@@ -23,19 +23,31 @@ const (
 // run (dir is created if missing). Each file is written whole or not at all.
 // No password from a DSN or URL reaches any of them.
 func WriteRun(dir string, run history.Run, results []check.Result) error {
+	_, err := WriteRunResults(dir, run, results)
+	return err
+}
+
+// WriteRunResults is WriteRun that also returns the Results it wrote into
+// results.json, so that a caller (the runner, the CLI's summary page) takes
+// them from the run instead of reading the file back: the file is an output,
+// not a channel.
+func WriteRunResults(dir string, run history.Run, results []check.Result) (Results, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write report: %w", err)
+		return Results{}, fmt.Errorf("write report: %w", err)
 	}
 	res := Build(run, results)
 	red := history.Redact(run)
 	red.Sort()
 	if err := writeFile(filepath.Join(dir, FileResults), func(w io.Writer) error { return writeResults(w, res) }); err != nil {
-		return err
+		return Results{}, err
 	}
 	if err := writeFile(filepath.Join(dir, FileJUnit), func(w io.Writer) error { return writeJUnit(w, []Results{res}) }); err != nil {
-		return err
+		return Results{}, err
 	}
-	return writeFile(filepath.Join(dir, FileHTML), func(w io.Writer) error { return renderRun(w, red, res) })
+	if err := writeFile(filepath.Join(dir, FileHTML), func(w io.Writer) error { return renderRun(w, red, res) }); err != nil {
+		return Results{}, err
+	}
+	return res, nil
 }
 
 func writeResults(w io.Writer, res Results) error {

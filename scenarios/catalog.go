@@ -70,6 +70,29 @@ func Get(name string) (runner.Scenario, error) {
 		name, strings.Join(Names(), ", "), strings.Join(LongNames(), ", "))
 }
 
+// Select returns the named scenarios, catalog ones in catalog order and
+// then long ones in their order, each once; no names selects the whole
+// catalog (All). An unknown name is Get's error, listing the names there are.
+func Select(names ...string) ([]runner.Scenario, error) {
+	if len(names) == 0 {
+		return All(), nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		if _, err := Get(n); err != nil {
+			return nil, err
+		}
+		want[n] = true
+	}
+	var out []runner.Scenario
+	for _, s := range append(All(), Long()...) {
+		if want[s.Name] {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
 func base(name, desc string, instances, events int) runner.Scenario {
 	return runner.Scenario{
 		Name: name, Description: desc, Instances: instances, Events: events, Rate: 200,

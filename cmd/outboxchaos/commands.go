@@ -62,28 +62,15 @@ func parseRunFlags(name string, args []string, needScenario bool) (runFlags, err
 	return f, nil
 }
 
-// selectScenarios keeps the catalog's scenarios named in spec ("a,b,c"),
-// in catalog order; an empty spec keeps all of them. An unknown name is an
-// error that lists the names there are.
+// selectScenarios keeps the scenarios named in spec ("a,b,c"), in catalog
+// order (scenarios.Select); an empty spec keeps the whole catalog. An
+// unknown name is an error that lists the names there are.
 func selectScenarios(spec string) ([]runner.Scenario, error) {
-	names := splitList(spec)
-	if len(names) == 0 {
-		return scenarios.All(), nil
+	list, err := scenarios.Select(splitList(spec)...)
+	if err != nil {
+		return nil, fmt.Errorf("--scenario: %w", err)
 	}
-	want := map[string]bool{}
-	for _, n := range names {
-		if _, err := scenarios.Get(n); err != nil {
-			return nil, fmt.Errorf("--scenario: %w", err)
-		}
-		want[n] = true
-	}
-	var out []runner.Scenario
-	for _, s := range scenarios.All() {
-		if want[s.Name] {
-			out = append(out, s)
-		}
-	}
-	return out, nil
+	return list, nil
 }
 
 func fail(err error) int {
@@ -157,7 +144,7 @@ func runAll(ctx context.Context, f runFlags, list []runner.Scenario, summary boo
 		start := time.Now()
 		o, err := runner.Run(ctx, runner.Options{
 			Scenario: s, Adapter: a, Env: e, Seed: seed, Out: dir, Progress: os.Stderr,
-			Command: fmt.Sprintf("outboxchaos run --scenario %s --adapter %s --seed %d --out %s", s.Name, f.adapter, seed, dir),
+			Command: runner.ReplayCommand(s.Name, f.adapter, seed, dir),
 		})
 		if err != nil {
 			return outs, err
@@ -167,11 +154,7 @@ func runAll(ctx context.Context, f runFlags, list []runner.Scenario, summary boo
 			fmt.Fprintf(os.Stderr, "%s: SKIPPED: %s\n", s.Name, o.Skipped)
 			continue
 		}
-		res, err := reports.ReadResults(filepath.Join(dir, "results.json"))
-		if err != nil {
-			return outs, err
-		}
-		links = append(links, reports.RunLink{Path: s.Name, Results: res})
+		links = append(links, reports.RunLink{Path: s.Name, Results: o.Report})
 		fmt.Fprintf(os.Stderr, "%s: %s in %s%s\n", s.Name, strings.ToUpper(string(o.Verdict)), time.Since(start).Round(100*time.Millisecond), reasonSuffix(o.Verdict, o.Reason))
 		if ctx.Err() != nil {
 			return outs, ctx.Err()

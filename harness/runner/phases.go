@@ -188,24 +188,24 @@ func (r *run) progress(ctx context.Context) (done, total int, err error) {
 }
 
 // finish stops the instances, reads the history, checks it and writes the
-// run folder.
-func (r *run) finish(ctx context.Context) ([]check.Result, []check.Landing, error) {
+// run folder; it returns the results.json it wrote.
+func (r *run) finish(ctx context.Context) ([]check.Result, []check.Landing, reports.Results, error) {
 	r.stopInstances()
 	r.stopBg()
 	if err := <-r.bgDone; err != nil && ctx.Err() == nil {
 		r.log("consumer: %v", err)
 	}
 	if err := r.stopObserver(); err != nil {
-		return nil, nil, fmt.Errorf("stop redis observer: %w", err)
+		return nil, nil, reports.Results{}, fmt.Errorf("stop redis observer: %w", err)
 	}
 	m := r.o.Adapter.Schema()
 	trans, err := observe.ReadTransitions(ctx, r.db, m, 0)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read history: %w", err)
+		return nil, nil, reports.Results{}, fmt.Errorf("read history: %w", err)
 	}
 	final, err := observe.ScanFinal(ctx, r.rdb, r.db, m, r.prefix, r.queues)
 	if err != nil {
-		return nil, nil, fmt.Errorf("final scan: %w", err)
+		return nil, nil, reports.Results{}, fmt.Errorf("final scan: %w", err)
 	}
 	now := time.Now().UTC()
 	r.rec.Update(func(run *history.Run) {
@@ -217,13 +217,14 @@ func (r *run) finish(ctx context.Context) ([]check.Result, []check.Landing, erro
 	// stores, so `outboxchaos report` re-checks the very same history.
 	h := history.Redact(r.rec.Snapshot())
 	if err := history.Write(r.o.Out, h); err != nil {
-		return nil, nil, err
+		return nil, nil, reports.Results{}, err
 	}
 	results := check.Run(h)
-	if err := reports.WriteRun(r.o.Out, h, results); err != nil {
-		return nil, nil, fmt.Errorf("write report: %w", err)
+	report, err := reports.WriteRunResults(r.o.Out, h, results)
+	if err != nil {
+		return nil, nil, reports.Results{}, fmt.Errorf("write report: %w", err)
 	}
-	return results, check.CheckLanding(h), nil
+	return results, check.CheckLanding(h), report, nil
 }
 
 func (r *run) stopInstances() {

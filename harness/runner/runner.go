@@ -24,6 +24,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/observe"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
+	"github.com/outboxchaos/outboxchaos/reports"
 )
 
 // Options is one run's input.
@@ -47,6 +48,9 @@ type Outcome struct {
 	Results []check.Result
 	Landing []check.Landing // the scenario's landing requirements, judged
 	Skipped string          // non-empty when the scenario needed a missing capability
+	// Report is what the run folder's results.json holds (redacted), handed
+	// back so that no caller reads the file it just wrote; zero when skipped.
+	Report reports.Results
 }
 
 // Exit codes of the CLI.
@@ -146,11 +150,11 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	if err := r.drain(ctx); err != nil {
 		return out, fmt.Errorf("%s drain: %w", o.Scenario.Name, err)
 	}
-	results, landing, err := r.finish(ctx)
+	results, landing, report, err := r.finish(ctx)
 	if err != nil {
 		return out, fmt.Errorf("%s check: %w", o.Scenario.Name, err)
 	}
-	out.Results, out.Landing = results, landing
+	out.Results, out.Landing, out.Report = results, landing, report
 	// Nothing checked, an exercised invariant with nothing to check, or a
 	// fault that did not land: not a pass.
 	out.Verdict, out.Reason = check.Decide(results, o.Scenario.Exercises, landing)

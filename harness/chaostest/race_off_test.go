@@ -1,0 +1,5 @@
+//go:build !race
+
+package chaostest_test
+
+const raceEnabled = false
