@@ -210,7 +210,6 @@ func joinReasons(a, b string) string {
 	return a + "; " + b
 }
 
-func noBonus(string, schemaddl.Column) (int, string) { return 0, "" }
 
 // tableNameBonus rewards a table named like its role.
 func tableNameBonus(name string, words []string) (int, string) {

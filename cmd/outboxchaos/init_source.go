@@ -57,6 +57,7 @@ func openReadOnly(ctx context.Context, dsn string) (*readOnlyDB, error) {
 	if cfg.DBName == "" {
 		return nil, errors.New("--dsn names no database (fix: end it with /DATABASE, the database that holds your outbox and jobs tables)")
 	}
+	cfg.MultiStatements = false // one statement per query, always a SELECT or SHOW
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
 	}
