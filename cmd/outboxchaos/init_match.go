@@ -210,7 +210,6 @@ func joinReasons(a, b string) string {
 	return a + "; " + b
 }
 
-
 // tableNameBonus rewards a table named like its role.
 func tableNameBonus(name string, words []string) (int, string) {
 	for _, w := range nameWords(name) {
