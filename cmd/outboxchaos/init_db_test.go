@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
@@ -158,4 +159,32 @@ func mustRead(t *testing.T, path string) []byte {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	return data
+}
+
+// The other vocabulary, read back from MariaDB: SHOW CREATE TABLE spells
+// JSON as LONGTEXT with a json_valid CHECK, lower-cases the CHECK's IN and
+// adds the foreign key's index, and the draft is the same as from the file.
+func TestInitReadsAnotherVocabularyFromTheDatabase(t *testing.T) {
+	db, dsn := localtest.MySQL(t)
+	ddl, err := os.ReadFile("testdata/init-messages.sql")
+	require.NoError(t, err)
+	stmts, err := schemaddl.SplitStatements(string(ddl))
+	require.NoError(t, err)
+	for _, s := range stmts {
+		_, err := db.Exec(s)
+		require.NoError(t, err, s)
+	}
+	fromDB, log, err := initInto(t, t.TempDir(), "--dsn", dsn)
+	require.NoError(t, err, log)
+	fromFile, log, err := initInto(t, t.TempDir(), "--ddl", "testdata/init-messages.sql")
+	require.NoError(t, err, log)
+	a, b := loadSchema(t, fromDB), loadSchema(t, fromFile)
+	require.Equal(t, b.Outbox, a.Outbox)
+	require.Equal(t, b.Jobs, a.Jobs)
+	require.Equal(t, b.OutboxStatus, a.OutboxStatus, "the CHECK's words, read from the server's own spelling")
+	require.Equal(t, b.JobStatus, a.JobStatus)
+	schemaSQL := string(mustRead(t, filepath.Join(filepath.Dir(fromDB), "draft.schema.sql")))
+	require.Less(t, strings.Index(schemaSQL, "CREATE TABLE `deliveries`"), strings.Index(schemaSQL, "CREATE TABLE `outgoing_messages`"),
+		"the jobs table comes first: the outbox's foreign key references it")
+	require.NotContains(t, schemaSQL, "audit_log")
 }
