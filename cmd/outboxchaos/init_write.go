@@ -51,7 +51,7 @@ func (s source) status(ctx context.Context, role statusRole, g tableGuess) (stat
 	if s.db != nil {
 		words, err := s.db.distinct(ctx, g.table.Name, c.Name)
 		if err != nil {
-			return statusGuess{}, err
+			return statusGuess{}, fmt.Errorf("%w (fix: with --ddl and --dsn both, the file must describe the database's tables; or leave one out)", err)
 		}
 		src.data, src.dataRead = words, true
 	}
