@@ -60,7 +60,10 @@ type band struct {
 	Top, H num
 	LabelX num
 	LabelY num
-	Label  string
+	Label  string // what is drawn: Full, Key, or "" (placeBandLabels)
+	Full   string // the fault's full label
+	Key    string // its short label, F and the fault's number
+	Short  bool   // Label is not Full
 	Title  string
 }
 
@@ -83,7 +86,8 @@ func newChart(title string, s span) (chart, timeAxis) {
 	}, ax
 }
 
-// faultBands shades every fault window between top and top+h.
+// faultBands shades every fault window between top and top+h; their
+// labels are placed by placeBandLabels.
 func faultBands(faults []history.Fault, s span, ax timeAxis, top, h float64) []band {
 	out := make([]band, 0, len(faults))
 	for i, f := range faults {
@@ -91,22 +95,27 @@ func faultBands(faults []history.Fault, s span, ax timeAxis, top, h float64) []b
 			break
 		}
 		end := f.End
-		label := f.Kind + " " + f.Target
 		if end.IsZero() {
 			end = s.end
-			label += " (never healed)"
 		}
 		x0, x1 := ax.x(f.Start), ax.x(end)
 		if x1-x0 < 1.5 {
 			x1 = x0 + 1.5
 		}
 		out = append(out, band{
-			X: num(x0), W: num(x1 - x0), Top: num(top), H: num(h), LabelX: num(x0 + 2), LabelY: num(top + 10 + float64(i%2)*11),
-			Label: truncate(label, int(max(16, (x1-x0)/6))),
-			Title: faultTitle(f),
+			X: num(x0), W: num(x1 - x0), Top: num(top), H: num(h),
+			Full: bandText(f), Key: faultKey(f, i), Title: faultTitle(f),
 		})
 	}
 	return out
+}
+
+// chartBands shades the faults across a chart's plot, labels on rows at
+// the plot's top.
+func chartBands(run history.Run, s span, ax timeAxis, c chart) []band {
+	bands := faultBands(run.Faults, s, ax, float64(c.Plot.Y), float64(c.Plot.H))
+	placeBandLabels(bands, float64(c.Plot.Y)+10, chartLabelRow, float64(c.PlotRight)-2)
+	return bands
 }
 
 func faultTitle(f history.Fault) string {
@@ -223,7 +232,7 @@ func backlogChart(run history.Run, ix runIndex, s span) chart {
 		{Name: "pending + processing", Class: "s-total", Segments: polylines(tx, scale(ty, va), math.Inf(1))},
 		{Name: "processing", Class: "s-proc", Segments: polylines(px, scale(py, va), math.Inf(1))},
 	}
-	c.Bands = faultBands(run.Faults, s, ax, float64(c.Plot.Y), float64(c.Plot.H))
+	c.Bands = chartBands(run, s, ax, c)
 	c.Markers = healMarker(run.Meta, ax, float64(c.Plot.Y), float64(c.Plot.Y+c.Plot.H))
 	placeLegend(&c)
 	return c
@@ -278,7 +287,7 @@ func latencyChart(run history.Run, ix runIndex, s span) chart {
 		{Name: "worst in interval", Class: "s-max", Segments: polylines(xs, scale(worst, va), gap), Dots: dots(xs, scale(worst, va))},
 		{Name: "median in interval", Class: "s-p50", Segments: polylines(xs, scale(med, va), gap), Dots: dots(xs, scale(med, va))},
 	}
-	c.Bands = faultBands(run.Faults, s, ax, float64(c.Plot.Y), float64(c.Plot.H))
+	c.Bands = chartBands(run, s, ax, c)
 	c.Markers = healMarker(run.Meta, ax, float64(c.Plot.Y), float64(c.Plot.Y+c.Plot.H))
 	placeLegend(&c)
 	return c

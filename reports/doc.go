@@ -38,11 +38,17 @@
 //     page says so;
 //   - a timeline of the whole run: one lane per instance (alive, paused,
 //     signals) and per other fault target, every fault window shaded, the
-//     moment of heal marked;
+//     moment of heal marked. Fault labels never overprint: they are laid out
+//     on rows above the lanes (up to four; the lanes move down), and faults
+//     too close for their full labels ("crash-point d2") are labelled with
+//     their number ("F3", as in the fault table), or not at all when even
+//     that has no room; then a list under the timeline gives every number
+//     with its full label and time, and a band's tooltip the whole fault;
 //   - backlog (outbox rows pending + processing, replayed from the
 //     transitions) and commit-to-published latency (event produced to its
 //     first transition to published; median and worst per interval) as line
-//     charts over the run, with the same fault shading;
+//     charts over the run, with the same fault shading and labels (three
+//     rows inside the plot);
 //   - the run's environment, versions, tuning, parameters, counts, faults
 //     and observer gaps.
 //

@@ -46,6 +46,8 @@ type runPage struct {
 	LatencyChart  chart
 	Faults        []faultRow
 	FaultsOmitted int
+	FaultKeys     []faultKeyItem // every fault label, when a drawing shortened one
+	FaultKeysMore int
 	Gaps          []history.Gap
 	GapsOmitted   int
 	Legend        legendBox
@@ -138,6 +140,7 @@ func newRunPage(run history.Run, res Results) runPage {
 	p.Violated = violated(newLookup(run), res.Invariants)
 	p.Findings, p.FindingsMore = findingViews(res.Findings, res.Invariants)
 	p.Faults, p.FaultsOmitted = faultRows(run.Faults)
+	p.FaultKeys, p.FaultKeysMore = faultKeyList(run.Faults, s, p.Timeline.Bands, p.Backlog.Bands, p.LatencyChart.Bands)
 	p.Gaps, p.GapsOmitted = capSlice(run.Gaps, maxGapRows)
 	return p
 }

@@ -71,20 +71,27 @@ func buildTimeline(run history.Run, s span) timeline {
 		return tl
 	}
 	ax := timeAxis{start: s.start, end: s.end, x0: timelineLabelW + 6, x1: chartW - 12}
+	// The fault labels go on rows above the lanes; the lanes start below
+	// the rows used.
+	tl.Bands = faultBands(run.Faults, s, ax, 2, 0)
+	rows := placeBandLabels(tl.Bands, 12, timelineRows, chartW-2)
+	top := max(timelineTop, 8+float64(rows)*bandLabelRowH)
 	laneY := make(map[string]float64, len(names))
 	for i, n := range names {
-		y := timelineTop + float64(i)*timelineLaneH
+		y := top + float64(i)*timelineLaneH
 		laneY[n] = y
 		tl.Lanes = append(tl.Lanes, newLane(y, timelineLaneH, n, i))
 	}
-	height := timelineTop + float64(len(names))*timelineLaneH
+	height := top + float64(len(names))*timelineLaneH
+	for i := range tl.Bands {
+		tl.Bands[i].H = num(height - 4)
+	}
 	tl.H = num(height + timelineBottom)
 	tl.GridTop, tl.GridBottom, tl.TickY = 2, num(height), num(height+16)
 	tl.XTicks = ax.ticks(10)
-	tl.Bands = faultBands(run.Faults, s, ax, 2, height-2)
 	tl.Bars = append(processBars(run, ax, laneY, s), faultBars(run, ax, laneY, s)...)
 	tl.Marks, tl.Omitted = processMarks(run, ax, laneY)
-	tl.Markers = healMarker(run.Meta, ax, timelineTop-6, height+4)
+	tl.Markers = healMarker(run.Meta, ax, top-6, height+4)
 	return tl
 }
 

@@ -145,8 +145,8 @@
 // work because its variables never reach the process (a tuning variable or
 // OUTBOX_FAILPOINTS neither passed through nor named in start.env or args).
 //
-// The DDL parser (SplitStatements, ParseTables) is deliberately simple: it
-// splits at semicolons outside quotes and comments and reads the column
-// names and base types of CREATE TABLE statements. It does not understand
-// DELIMITER blocks.
+// The DDL file is read by package adapters/schemaddl (shared with
+// `outboxchaos init`): it splits at semicolons outside quotes and comments
+// and reads the column names and base types of CREATE TABLE statements. It
+// does not understand DELIMITER blocks.
 package manifest

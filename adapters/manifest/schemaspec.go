@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/outboxchaos/outboxchaos/adapters/schemaddl"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
@@ -77,7 +78,7 @@ func (l *loader) schema(n *yaml.Node) schema.Mapping {
 }
 
 // ddl reads the DDL file into m.DDL and returns its tables, or nil.
-func (l *loader) ddl(file string, m *schema.Mapping) map[string]Table {
+func (l *loader) ddl(file string, m *schema.Mapping) map[string]schemaddl.Table {
 	if file == "" {
 		l.ps.add("schema.ddl", "name the SQL file that creates the dispatcher's tables, relative to the manifest", "ddl is missing")
 		return nil
@@ -91,7 +92,7 @@ func (l *loader) ddl(file string, m *schema.Mapping) map[string]Table {
 		l.ps.add("schema.ddl", "name an existing SQL file, relative to the manifest's directory "+l.dir, "cannot read DDL file %q: %v", file, err)
 		return nil
 	}
-	stmts, err := SplitStatements(string(data))
+	stmts, err := schemaddl.SplitStatements(string(data))
 	if err == nil && len(stmts) == 0 {
 		err = fmt.Errorf("no statements")
 	}
@@ -99,7 +100,7 @@ func (l *loader) ddl(file string, m *schema.Mapping) map[string]Table {
 		l.ps.add("schema.ddl", "fix the SQL file", "DDL file %q: %v", file, err)
 		return nil
 	}
-	tables, err := ParseTables(stmts)
+	tables, err := schemaddl.ParseTables(stmts)
 	if err != nil {
 		l.ps.add("schema.ddl", "fix the CREATE TABLE statement", "DDL file %q: %v", file, err)
 		return nil
@@ -110,7 +111,7 @@ func (l *loader) ddl(file string, m *schema.Mapping) map[string]Table {
 
 // columns checks one table section: the table exists in the DDL, each
 // required column is named, each named column exists with a usable type.
-func (l *loader) columns(section string, v reflect.Value, required map[string]bool, tables map[string]Table) {
+func (l *loader) columns(section string, v reflect.Value, required map[string]bool, tables map[string]schemaddl.Table) {
 	names := sectionNames(v)
 	tableName := names["table"]
 	if tableName == "" {
@@ -150,7 +151,7 @@ func (l *loader) columns(section string, v reflect.Value, required map[string]bo
 	}
 }
 
-func (l *loader) columnType(field, key string, c Column) {
+func (l *loader) columnType(field, key string, c schemaddl.Column) {
 	switch {
 	case integerColumns[key] && !integerTypes[c.Type]:
 		l.ps.add(field, "use an integer column (INT) or leave "+key+" out", "column %s is %s; %s must be an integer type", c.Name, c.Type, key)
@@ -161,7 +162,7 @@ func (l *loader) columnType(field, key string, c Column) {
 
 // autoIncrementID checks that the database assigns outbox ids: the workload
 // producer records the id the database gave.
-func (l *loader) autoIncrementID(o schema.Outbox, tables map[string]Table) {
+func (l *loader) autoIncrementID(o schema.Outbox, tables map[string]schemaddl.Table) {
 	t, ok := tables[strings.ToLower(o.Table)]
 	if !ok || o.ID == "" {
 		return
@@ -218,7 +219,7 @@ func sectionNames(v reflect.Value) map[string]string {
 	return out
 }
 
-func tableNames(tables map[string]Table) []string {
+func tableNames(tables map[string]schemaddl.Table) []string {
 	var out []string
 	for _, t := range tables {
 		out = append(out, t.Name)
@@ -227,7 +228,7 @@ func tableNames(tables map[string]Table) []string {
 	return out
 }
 
-func columnNames(t Table) []string {
+func columnNames(t schemaddl.Table) []string {
 	var out []string
 	for _, c := range t.Columns {
 		out = append(out, c.Name)

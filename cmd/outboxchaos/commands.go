@@ -247,12 +247,9 @@ func cmdDoctor(ctx context.Context, args []string) int {
 		return fail(err)
 	}
 	if *adapter != "" {
-		a, err := adapters.Open(*adapter)
-		if err != nil {
+		if err := checkAdapter(*adapter, os.Stdout); err != nil {
 			return fail(err)
 		}
-		c := a.Capabilities()
-		fmt.Printf("adapter %s: ok (crash points %v, graceful SIGTERM %v, tuning %s)\n", a.Name(), c.CrashPoints, c.GracefulTerm, strings.Join(c.Tuning, ", "))
 	}
 	return 0
 }

@@ -7,6 +7,7 @@
 //	outboxchaos list
 //	outboxchaos report DIR
 //	outboxchaos doctor [--adapter A]
+//	outboxchaos init (--dsn DSN | --ddl FILE) [--out FILE] [--start COMMAND] [--force]
 //	outboxchaos bench [--out DIR] [--quick] [--long]
 //
 // Exit codes: 0 pass, 1 violation, 2 unknown, 3 harness error. A run is
@@ -33,6 +34,7 @@ commands:
   list                                                                        print the scenario catalog
   report  DIR                                                                 re-check a stored run and re-render it
   doctor  [--adapter A]                                                       say which environment will be used
+  init    (--dsn DSN | --ddl FILE) [--out FILE] [--start CMD] [--force]       draft a manifest from your schema (reads only)
   bench   [--out DIR] [--quick] [--long]                                      throughput and latency beside the seeds' designs
 
 outboxchaos COMMAND --help prints the command's flags.
@@ -64,6 +66,7 @@ func run(args []string) int {
 	defer stop()
 	cmds := map[string]func(context.Context, []string) int{
 		"run": cmdRun, "chaos": cmdChaos, "list": cmdList, "report": cmdReport, "doctor": cmdDoctor, "bench": cmdBench,
+		"init": cmdInit,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {

@@ -1,0 +1,100 @@
+package schemaddl
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/contract"
+)
+
+func TestSplitStatements(t *testing.T) {
+	got, err := SplitStatements("CREATE TABLE a (x INT COMMENT 'a;b'); -- c;d\n# e;f\n/* g;h */ INSERT INTO a VALUES (\"i;\\\"j\"), (`k;l`);;\n")
+	require.NoError(t, err)
+	require.Equal(t, []string{"CREATE TABLE a (x INT COMMENT 'a;b')", "INSERT INTO a VALUES (\"i;\\\"j\"), (`k;l`)"}, got)
+
+	_, err = SplitStatements("SELECT 'open")
+	require.ErrorContains(t, err, "unclosed ' quote")
+	_, err = SplitStatements("SELECT 1 /* open")
+	require.ErrorContains(t, err, "unclosed /* comment")
+
+	// a--b is an expression, not a comment.
+	got, err = SplitStatements("SELECT 1--1; SELECT 2")
+	require.NoError(t, err)
+	require.Equal(t, []string{"SELECT 1--1", "SELECT 2"}, got)
+}
+
+func TestParseTables(t *testing.T) {
+	tables, err := ParseTables([]string{
+		"CREATE TABLE IF NOT EXISTS `db`.`Ev ents` (`id` BIGINT NOT NULL AUTO_INCREMENT, `key` VARCHAR(10), " +
+			"amount DECIMAL(10, 2), at DATETIME(6), PRIMARY KEY (id), KEY k (at, id), " +
+			"CONSTRAINT c CHECK (amount > 0), UNIQUE KEY u (`key`))",
+		"INSERT INTO x VALUES (1)",
+		"create temporary table t2 (y int)",
+	})
+	require.NoError(t, err)
+	require.Len(t, tables, 2)
+	ev := tables["ev ents"]
+	require.Equal(t, "Ev ents", ev.Name)
+	require.Equal(t, map[string]Column{
+		"id":     {Name: "id", Type: "bigint", AutoIncrement: true},
+		"key":    {Name: "key", Type: "varchar", TypeArgs: "10"},
+		"amount": {Name: "amount", Type: "decimal", TypeArgs: "10, 2"},
+		"at":     {Name: "at", Type: "datetime", TypeArgs: "6"},
+	}, ev.Columns, "a backquoted `key` is a column; KEY, PRIMARY, CONSTRAINT and UNIQUE lines are not")
+	require.Equal(t, []string{"id", "key", "amount", "at"}, ev.Order)
+	require.Equal(t, []string{"id"}, ev.PrimaryKey)
+	require.Equal(t, []string{"amount > 0"}, ev.Checks)
+	require.Equal(t, Column{Name: "y", Type: "int"}, tables["t2"].Columns["y"])
+
+	_, err = ParseTables([]string{"CREATE TABLE broken (x INT"})
+	require.ErrorContains(t, err, "unbalanced")
+}
+
+func TestParseTablesReadsTheReferenceSchema(t *testing.T) {
+	tables, err := ParseTables(contract.SchemaStatements())
+	require.NoError(t, err)
+	require.Len(t, tables["outbox_events"].Columns, 13)
+	require.True(t, tables["outbox_events"].Columns["id"].AutoIncrement)
+	require.Equal(t, "json", tables["outbox_events"].Columns["payload"].Type)
+	require.Len(t, tables["ai_jobs"].Columns, 5)
+}
+
+func TestParseTablesReadsAttributes(t *testing.T) {
+	tables, err := ParseTables([]string{
+		"CREATE TABLE m (\n" +
+			"  `id` bigint(20) NOT NULL AUTO_INCREMENT COMMENT 'not DEFAULT ''x'' CHECK (id IN (''y''))',\n" +
+			"  `status` enum('new','it''s','sent') NOT NULL DEFAULT 'new',\n" +
+			"  `body` longtext CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL CHECK (json_valid(`body`)),\n" +
+			"  at datetime(6) NOT NULL DEFAULT current_timestamp(6),\n" +
+			"  job varchar(64) REFERENCES jobs (id),\n" +
+			"  CONSTRAINT `fk` FOREIGN KEY (job) REFERENCES `other` (`id`),\n" +
+			"  PRIMARY KEY (`id`, at)\n" +
+			") ENGINE=InnoDB AUTO_INCREMENT=12 DEFAULT CHARSET=utf8mb4",
+	})
+	require.NoError(t, err)
+	m := tables["m"]
+	require.Equal(t, Column{Name: "id", Type: "bigint", TypeArgs: "20", AutoIncrement: true}, m.Columns["id"],
+		"a COMMENT's text is no attribute")
+	require.Equal(t, Column{Name: "status", Type: "enum", TypeArgs: "'new','it''s','sent'",
+		Values: []string{"new", "it's", "sent"}, Default: "new", DefaultString: true}, m.Columns["status"])
+	require.Equal(t, []string{"json_valid(`body`)"}, m.Columns["body"].Checks)
+	require.Equal(t, Column{Name: "at", Type: "datetime", TypeArgs: "6", Default: "current_timestamp(6)"}, m.Columns["at"])
+	require.Equal(t, []string{"jobs", "other"}, m.References)
+	require.Equal(t, []string{"id", "at"}, m.PrimaryKey)
+}
+
+func TestWordsReadsEnumsAndChecks(t *testing.T) {
+	tables, err := ParseTables([]string{
+		"CREATE TABLE a (s ENUM('x','y','x'), t VARCHAR(9) CHECK (`t` in ('p', 'q')), u VARCHAR(9), v VARCHAR(9), w INT," +
+			" CONSTRAINT c CHECK (u = 'one' OR u = 'two' OR v IS NULL), CHECK (w > 0))",
+	})
+	require.NoError(t, err)
+	a := tables["a"]
+	require.Equal(t, Vocabulary{Words: []string{"x", "y"}, From: "ENUM('x','y','x')"}, a.Words("s"))
+	require.Equal(t, Vocabulary{Words: []string{"p", "q"}, From: "CHECK (`t` in ('p', 'q'))"}, a.Words("T"))
+	require.Equal(t, []string{"one", "two"}, a.Words("u").Words)
+	require.Empty(t, a.Words("v").Words, "v IS NULL names no word")
+	require.Empty(t, a.Words("w").Words)
+	require.Empty(t, a.Words("missing").Words)
+}

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/outboxchaos/outboxchaos/adapters/schemaddl"
+	"github.com/outboxchaos/outboxchaos/harness/redact"
+)
+
+// readDDLFile reads the CREATE TABLE statements of a SQL file.
+func readDDLFile(path string) (map[string]schemaddl.Table, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--ddl %s: %w (fix: give the path of the SQL file that creates your outbox and jobs tables)", path, err)
+	}
+	stmts, err := schemaddl.SplitStatements(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("--ddl %s: %w (fix: correct the SQL; DELIMITER blocks are not understood, so leave triggers and procedures out)", path, err)
+	}
+	tables, err := schemaddl.ParseTables(stmts)
+	if err != nil {
+		return nil, fmt.Errorf("--ddl %s: %w (fix: correct that CREATE TABLE statement)", path, err)
+	}
+	if len(tables) == 0 {
+		return nil, fmt.Errorf("--ddl %s: no CREATE TABLE statement found (fix: give the file that creates the outbox and jobs tables, e.g. the output of mysqldump --no-data)", path)
+	}
+	return tables, nil
+}
+
+// readOnlyDB is one connection to the team's database that can only read:
+// the session is SET SESSION TRANSACTION READ ONLY, every statement runs
+// inside one READ ONLY transaction that is rolled back at the end, and
+// query refuses any statement but SELECT and SHOW before it is sent.
+type readOnlyDB struct {
+	db    *sql.DB
+	conn  *sql.Conn
+	tx    *sql.Tx
+	where string // "database NAME on HOST:PORT", without the password
+}
+
+// openReadOnly connects with dsn (go-sql-driver/mysql's form) and opens
+// the read-only transaction.
+func openReadOnly(ctx context.Context, dsn string) (*readOnlyDB, error) {
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("--dsn: %v (fix: write it as go-sql-driver/mysql takes it: user:password@tcp(host:port)/database)", redact.Error(err))
+	}
+	if cfg.DBName == "" {
+		return nil, errors.New("--dsn names no database (fix: end it with /DATABASE, the database that holds your outbox and jobs tables)")
+	}
+	cfg.MultiStatements = false // one statement per query, always a SELECT or SHOW
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	where := fmt.Sprintf("database %s on %s", cfg.DBName, cfg.Addr)
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("--dsn: %v", redact.Error(err))
+	}
+	r := &readOnlyDB{db: sql.OpenDB(connector), where: where}
+	r.db.SetMaxOpenConns(1)
+	if err := r.begin(ctx); err != nil {
+		r.close()
+		return nil, fmt.Errorf("%s: %v (fix: check the host, port, user, password and database of --dsn; the user needs SELECT on the database)", where, redact.Error(err))
+	}
+	return r, nil
+}
+
+func (r *readOnlyDB) begin(ctx context.Context) error {
+	conn, err := r.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	r.conn = conn
+	if _, err := conn.ExecContext(ctx, "SET SESSION TRANSACTION READ ONLY"); err != nil {
+		return fmt.Errorf("make the session read-only: %w", err)
+	}
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("start a read-only transaction: %w", err)
+	}
+	r.tx = tx
+	return nil
+}
+
+func (r *readOnlyDB) close() {
+	if r.tx != nil {
+		_ = r.tx.Rollback()
+	}
+	if r.conn != nil {
+		_ = r.conn.Close()
+	}
+	_ = r.db.Close()
+}
+
+var readStatement = regexp.MustCompile(`(?is)^\s*(SELECT|SHOW)\s`)
+
+// query runs a SELECT or SHOW in the read-only transaction; anything else
+// is refused without being sent.
+func (r *readOnlyDB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if !readStatement.MatchString(q) {
+		return nil, fmt.Errorf("refused to send %q: init only reads", q)
+	}
+	return r.tx.QueryContext(ctx, q, args...)
+}
+
+// firstColumn runs q and returns its first column, NULLs left out.
+func (r *readOnlyDB) firstColumn(ctx context.Context, q string, args ...any) ([]string, error) {
+	rows, err := r.query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v sql.NullString
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		if v.Valid {
+			out = append(out, v.String)
+		}
+	}
+	return out, rows.Err()
+}
+
+// createStatements returns SHOW CREATE TABLE of every base table.
+func (r *readOnlyDB) createStatements(ctx context.Context) ([]string, error) {
+	names, err := r.firstColumn(ctx, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME")
+	if err != nil {
+		return nil, fmt.Errorf("%s: list tables: %w", r.where, err)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s has no tables (fix: point --dsn at the database that holds your outbox and jobs tables)", r.where)
+	}
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		rows, err := r.query(ctx, "SHOW CREATE TABLE "+quoteIdent(n))
+		if err != nil {
+			return nil, fmt.Errorf("%s: SHOW CREATE TABLE %s: %w", r.where, n, err)
+		}
+		var name, stmt string
+		if rows.Next() {
+			err = rows.Scan(&name, &stmt)
+		}
+		rows.Close()
+		if err != nil || stmt == "" {
+			return nil, fmt.Errorf("%s: SHOW CREATE TABLE %s: no statement (%v)", r.where, n, err)
+		}
+		out = append(out, stmt)
+	}
+	return out, nil
+}
+
+// maxWords caps the distinct status words read from one column.
+const maxWords = 100
+
+// distinct returns the distinct values of table.column.
+func (r *readOnlyDB) distinct(ctx context.Context, table, column string) ([]string, error) {
+	q := fmt.Sprintf("SELECT DISTINCT %s FROM %s ORDER BY 1 LIMIT %d", quoteIdent(column), quoteIdent(table), maxWords)
+	words, err := r.firstColumn(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("%s: read the status words of %s.%s: %w", r.where, table, column, err)
+	}
+	return words, nil
+}
+
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+var autoIncrementOption = regexp.MustCompile(`(?i)\s+AUTO_INCREMENT=\d+`)
+
+// freshDDL is a SHOW CREATE TABLE statement for a fresh database: the
+// table's AUTO_INCREMENT counter left out.
+func freshDDL(stmt string) string { return autoIncrementOption.ReplaceAllString(stmt, "") }
