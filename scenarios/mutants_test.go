@@ -100,6 +100,8 @@ func mutantScenario(t *testing.T, name string) runner.Scenario {
 		s.Events = 300
 	case "crash-window", "crash-points":
 		s.Events = 400
+	case "clock-skew":
+		s.Events = 400
 	}
 	require.NoError(t, s.Validate())
 	return s

@@ -92,7 +92,8 @@ func (a *adapter) Name() string { return a.name }
 // Capabilities: the tuning it honours, crash points (unless a black box)
 // and a graceful SIGTERM.
 func (a *adapter) Capabilities() supervisor.Capabilities {
-	return supervisor.Capabilities{Tuning: append([]string(nil), a.tuning...), CrashPoints: !a.blackbox, GracefulTerm: true}
+	caps := a.Adapter.Capabilities()
+	return supervisor.Capabilities{Tuning: append([]string(nil), a.tuning...), CrashPoints: !a.blackbox, GracefulTerm: true, Clock: caps.Clock}
 }
 
 // Spec is the reference adapter's, with the harness's own selection

@@ -30,6 +30,9 @@ const (
 	// LandQueueError: Redis answered an add to the broken queue with the
 	// queue-error fault's error reply.
 	LandQueueError = "queue-error"
+	// LandClockSkew: an instance claimed events while the harness held its
+	// wall clock skewed (a clock-skew fault window naming the instance).
+	LandClockSkew = "clock-skew"
 )
 
 // Requirement is one landing requirement of a scenario.

@@ -116,6 +116,9 @@ func Missing(s Scenario, caps supervisor.Capabilities, e env.Env) string {
 		case n == NeedServerCtl && (e.MySQL() == nil || e.Redis() == nil):
 			return "the " + e.Name() + " environment cannot kill and restart servers"
 		}
+		if why := missingClockOrOrder(n, caps.Clock, caps.Ordering); why != "" {
+			return why
+		}
 	}
 	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"time"
 )
 
 // event is one claimed outbox row.
@@ -89,13 +90,17 @@ func (d *Dispatcher) selectCandidates(ctx context.Context, q querier, lock bool,
 // it changes only rows still pending and insists on all of them; without
 // (select-then-update) it overwrites whatever the rows hold.
 func (d *Dispatcher) markClaimed(ctx context.Context, ex querier, b *batch, guard bool) error {
+	lease, leaseArg := `NOW(6) + INTERVAL ? MICROSECOND`, any(d.cfg.Lease.Microseconds())
+	if !d.flow.dbClockLease {
+		lease, leaseArg = `?`, time.Now().Add(d.cfg.Lease).UTC() // app-clock-lease: the instance's own clock
+	}
 	query := `UPDATE outbox_events SET status = 'processing', locked_by = ?, lock_token = ?,
-		locked_until = NOW(6) + INTERVAL ? MICROSECOND, attempts = attempts + 1
+		locked_until = ` + lease + `, attempts = attempts + 1
 		WHERE id IN ` + inList(len(b.events))
 	if guard {
 		query += ` AND status = 'pending'`
 	}
-	args := append([]any{d.cfg.InstanceID, b.token, d.cfg.Lease.Microseconds()}, int64Args(b.ids())...)
+	args := append([]any{d.cfg.InstanceID, b.token, leaseArg}, int64Args(b.ids())...)
 	res, err := ex.ExecContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("mark claimed: %w", err)

@@ -77,6 +77,8 @@
 //	                               token-checked release) is trusted alone: claims read
 //	                               due pending AND all processing rows without row locks
 //	                               and take them by id with no lease; finalizes write by id
+//	app-clock-lease                claim: locked_until = time.Now() + lease, the instance's own
+//	                               clock, instead of NOW(6) + lease (caught under clock-skew)
 //
 // # Modes (OUTBOXCHAOS_MODE)
 //
