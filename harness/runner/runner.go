@@ -288,6 +288,7 @@ func (r *run) startRecorder(ctx context.Context) error {
 		Exercises: append([]string(nil), s.Exercises...), Started: time.Now().UTC(),
 		Landing:  append([]history.Requirement(nil), s.Landing...),
 		Consumer: s.Consumer, RemoveOnEnd: s.RemoveOnComplete, Conventions: conventionsOf(r.o.Adapter),
+		Ordering: r.o.Adapter.Capabilities().Ordering,
 	})
 	return nil
 }
