@@ -33,6 +33,7 @@ func Catalog() []Mutant {
 		{dispatcher.BugPublishedNotQueued, "marks the event published but never moves its job created -> queued", "I3", "crash-window"},
 		{dispatcher.BugGlobalLock, "trusts a Redis dispatch lock (SET NX PX lease, token-checked release) as its only exclusion: no row locks, no per-row lease, no fenced finalize, and the holder adopts every processing row; a holder paused past the lock's TTL overlaps the next one and overwrites what it finalized", "I5", "zombie"},
 		{dispatcher.BugAppClockLease, "takes locked_until from its own clock (time.Now() + lease, application time) instead of NOW(6) + lease: on an instance whose clock is behind by more than the lease every claim is over before it begins, and recovery hands its events to others while it still works on them", "I5", "clock-skew"},
+		{dispatcher.BugOrderAfterBackoff, "its per-aggregate order guard counts an earlier event of the aggregate only while it is due: an event waiting out its backoff after a transient failure is overtaken by a later one of the same aggregate (MassTransit #3512, gruelbox/transaction-outbox #198)", "I10", "ordering"},
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/clockskew"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
 
 // NeedClockSkew: the adapter declares a way to skew its clock
@@ -17,7 +18,7 @@ const NeedClockSkew Needs = "clock-skew"
 const NeedOrdering Needs = "ordering"
 
 // OrderingPerAggregate is the one ordering promise there is.
-const OrderingPerAggregate = "per-aggregate"
+const OrderingPerAggregate = supervisor.OrderingPerAggregate
 
 // FaultClockSkew is the kind of a clock-skew fault window.
 const FaultClockSkew = "clock-skew"

@@ -25,6 +25,10 @@ type Adapter interface {
 	Capabilities() Capabilities
 }
 
+// OrderingPerAggregate is the one ordering promise there is
+// (Capabilities.Ordering).
+const OrderingPerAggregate = "per-aggregate"
+
 // Capabilities are the contract features a dispatcher offers.
 type Capabilities struct {
 	// Tuning lists the contract tuning variables it honours ("OUTBOX_LEASE").
