@@ -35,7 +35,7 @@ type Scenario struct {
 	// in each payload (workload.ProducerConfig.Aggregates): the ordering
 	// scenario's workload. 0 is the contract's one event per job.
 	Aggregates int
-	Tuning      history.Tuning
+	Tuning     history.Tuning
 	// Consumer runs a worker that takes jobs during the run; RemoveOnComplete
 	// makes it delete job hashes on completion (the dedupe-horizon trap).
 	Consumer         bool
