@@ -12,7 +12,7 @@ import (
 type Mutant struct {
 	Name      string // the OUTBOXCHAOS_MUTANT value
 	Bug       string // the one deviation from the base, and how it shows
-	Invariant string // "I1".."I9"
+	Invariant string // "I1".."I10"
 	Scenario  string // the scenario whose run must fail that invariant
 }
 
