@@ -25,3 +25,14 @@ func TestNodeDispatcherClockSkew(t *testing.T) {
 	require.NotEmpty(t, o.Landing)
 	require.True(t, o.Landing[0].Met, o.Landing[0].Reason)
 }
+
+// TestRoomDispatcherClockSkew is the same run for the Go example, built by
+// its manifest's go build step with the time.Now overlay (clock:
+// go-overlay, GOFLAGS).
+func TestRoomDispatcherClockSkew(t *testing.T) {
+	o := runScenario(t, load(t, roomManifest), "clock-skew", 400)
+	got, why := verdicts(o)
+	require.Equal(t, allPass(), held(got), why)
+	require.Equal(t, check.Pass, o.Verdict, o.Reason)
+	require.True(t, o.Landing[0].Met, o.Landing[0].Reason)
+}
