@@ -32,7 +32,12 @@ func ordering() runner.Scenario {
 	broken := 1500 * time.Millisecond
 	s.Params["aggregates"] = "40"
 	s.Params["broken_for"] = broken.String()
-	s.Landing = []history.Requirement{{Fault: history.LandQueueError, AtLeast: 3}}
+	// The refused adds must land, and some of them on an event with a
+	// later one of its aggregate already committed, to be overtaken.
+	s.Landing = []history.Requirement{
+		{Fault: history.LandQueueError, AtLeast: 3},
+		{Fault: history.LandOrderRetry, AtLeast: 3},
+	}
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		if err := n.Sleep(ctx, 300*time.Millisecond); err != nil {
 			return err

@@ -195,3 +195,32 @@ func (ix *index) failOrder(t *tally, agg aggregate, a, b history.Event, at time.
 		return Violation{EventID: b.ID, JobID: b.JobID, Summary: summary, Steps: ev.steps(at)}
 	})
 }
+
+// retriedBeforeLater counts the events of an aggregate that met a
+// transient failure (a return to pending with backoff) while a later event
+// of their aggregate was already committed (landing requirement
+// history.LandOrderRetry): a chance to be overtaken. Without one, the
+// ordering scenario tested nothing.
+func (ix *index) retriedBeforeLater() int {
+	n := 0
+	for _, agg := range aggregates(ix.run.Events) {
+		for i, a := range agg.events {
+			if i+1 < len(agg.events) && ix.failedAfter(a.ID, agg.events[i+1].Produced) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// failedAfter tells whether event id met a transient failure after the
+// harness-clock time t (widened by ClockSlack: the failure is on the
+// database clock).
+func (ix *index) failedAfter(id int64, t time.Time) bool {
+	for i, tr := range ix.outbox[id] {
+		if ix.moveAt(id, i) == moveFailure && !tr.At.Before(t.Add(-ClockSlack)) {
+			return true
+		}
+	}
+	return false
+}

@@ -74,6 +74,7 @@ var landingNoun = map[string][3]string{
 	history.LandOutageStalled: {"event", "events", "failed or waited inside the outage"},
 	history.LandQueueError:    {"add", "adds", "answered with the broken queue's error"},
 	history.LandClockSkew:     {"claim", "claims", "made by an instance while its clock was skewed"},
+	history.LandOrderRetry:    {"event", "events", "met a transient failure with a later event of its aggregate committed"},
 }
 
 func judgeLanding(ix *index, req history.Requirement) Landing {
@@ -119,6 +120,8 @@ func countLanded(ix *index, req history.Requirement) int {
 		return sumFaultParam(ix.run, func(k string) bool { return k == "queue-error" }, "answered")
 	case history.LandClockSkew:
 		return ix.skewedClaims()
+	case history.LandOrderRetry:
+		return ix.retriedBeforeLater()
 	}
 	return 0
 }

@@ -115,3 +115,25 @@ func TestStreamIDOrder(t *testing.T) {
 	require.True(t, streamIDLess("1700000000000-2", "1700000000000-10"))
 	require.False(t, streamIDLess("1700000000000-2", "1700000000000-2"))
 }
+
+func TestOrderRetryLanding(t *testing.T) {
+	req := history.Requirement{Fault: history.LandOrderRetry, AtLeast: 1}
+	// Event 1 fails at 120 ms; event 2 was committed at 20 ms: it landed.
+	run := orderedRun(func(b *builder) {
+		b.claim(1, "d1", 100).failTransient(1, 120, "redis: i/o timeout", 500*time.Millisecond)
+		dispatchOne(b, 1, "j-1", "d2", 700)
+		dispatchOne(b, 2, "j-2", "d1", 800)
+		dispatchOne(b, 3, "j-3", "d2", 900)
+	})
+	ls := CheckLanding(withLanding(run, req))
+	require.True(t, ls[0].Met, ls[0].Reason)
+	require.Equal(t, "1 event met a transient failure with a later event of its aggregate committed; 1 needed", ls[0].Reason)
+	// Only the last event of the aggregate fails: nothing to overtake it.
+	run = orderedRun(func(b *builder) {
+		dispatchOne(b, 1, "j-1", "d2", 100)
+		dispatchOne(b, 2, "j-2", "d1", 200)
+		b.claim(3, "d1", 300).failTransient(3, 320, "redis: i/o timeout", 500*time.Millisecond)
+		dispatchOne(b, 3, "j-3", "d2", 900)
+	})
+	require.False(t, CheckLanding(withLanding(run, req))[0].Met)
+}
