@@ -23,15 +23,17 @@ const faultClockSkew = "clock-skew"
 // likely cause, never needed to prove it.
 func (ix *index) checkLeaseAtClaim(t *tally, e history.Event) {
 	for _, h := range ix.holds[e.ID] {
-		if h.Until == nil {
+		// The claim's own lease end, before any extension moved it.
+		until := h.Claim.LockedUntil
+		if until == nil {
 			continue
 		}
 		slack := DBSlack + mysqlDelay(ix.run, h.Start)
-		if h.Until.After(h.Start.Add(-slack)) {
+		if until.After(h.Start.Add(-slack)) {
 			continue
 		}
 		summary := fmt.Sprintf("Event %d was claimed by %s at %s with a lease ending at %s, %s before the claim on the database clock: the claim excluded nobody.",
-			e.ID, orSomeone(h.Owner), clock(h.Start), clock(*h.Until), h.Start.Sub(*h.Until).Round(time.Millisecond))
+			e.ID, orSomeone(h.Owner), clock(h.Start), clock(*until), h.Start.Sub(*until).Round(time.Millisecond))
 		if f, ok := skewOf(ix.run, h.Owner, h.Start); ok {
 			summary += fmt.Sprintf(" The harness had set %s's clock %s off (%s).", h.Owner, f.Params["offset"], f.Params["mechanism"])
 		}
