@@ -270,6 +270,7 @@ func cmdDoctor(ctx context.Context, args []string) int {
 		}
 		c := a.Capabilities()
 		fmt.Printf("adapter %s: ok (crash points %v, graceful SIGTERM %v, tuning %s)\n", a.Name(), c.CrashPoints, c.GracefulTerm, strings.Join(c.Tuning, ", "))
+		fmt.Printf("adapter %s: %s\n", a.Name(), clockAndOrdering(c))
 	}
 	return 0
 }
