@@ -56,6 +56,8 @@
 //	go-single  overwrite-job-data    overwrite-job-data         I9         crash-window
 //	go-single  published-not-queued  published-not-queued       I3         crash-window
 //	go-single  global-lock           global-lock                I5         zombie
+//	node-owner-round  app-clock-lease  app-clock-lease          I5         clock-skew (libfaketime;
+//	                                                                       clockskew_test.go)
 //
 // (*) with the consumer leaving the jobs rows created, as crash-window does:
 // otherwise a retry after the lost reply often finds its job already run,

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/outboxchaos/outboxchaos/harness/clockskew"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
@@ -105,6 +106,13 @@ func (a *Adapter) runBuild(ctx context.Context, vars map[string]string) error {
 	cmd := exec.CommandContext(ctx, prog, args...)
 	cmd.Dir = a.build.dir
 	cmd.Env = supervisor.HarnessEnviron(nil)
+	if a.caps.Clock == clockskew.GoOverlay {
+		env, err := withClockOverlay(ctx, cmd.Env, vars[VarWorkDir])
+		if err != nil {
+			return fmt.Errorf("manifest adapter %s: capabilities.clock go-overlay: %w", a.name, err)
+		}
+		cmd.Env = env
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -151,4 +159,20 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// withClockOverlay adds the time.Now overlay (harness/clockskew) to the
+// build's GOFLAGS, after any the harness's environment has.
+func withClockOverlay(ctx context.Context, env []string, workDir string) ([]string, error) {
+	ov, err := clockskew.Overlay(ctx, "go", workDir)
+	if err != nil {
+		return nil, err
+	}
+	flags := "-overlay=" + ov
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GOFLAGS="); ok && v != "" {
+			flags = v + " " + flags
+		}
+	}
+	return clockskew.Merge(env, []string{"GOFLAGS=" + flags}), nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/outboxchaos/outboxchaos/harness/clockskew"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 
 	"github.com/outboxchaos/outboxchaos/harness/spelling"
@@ -59,7 +60,39 @@ func (l *loader) capabilities(c supervisor.Capabilities, a *Adapter) supervisor.
 			"crash points are declared but the dispatcher never receives %s", supervisor.EnvFailpoints)
 	}
 	out.CrashPoints, out.GracefulTerm = c.CrashPoints, c.GracefulTerm
+	out.Clock, out.Ordering = l.clock(c.Clock, a), l.ordering(c.Ordering)
 	return out
+}
+
+// clock checks capabilities.clock: how the harness can skew the
+// dispatcher's wall clock (harness/clockskew). go-overlay needs a build
+// step, which the harness runs with the time.Now overlay (GOFLAGS).
+func (l *loader) clock(c string, a *Adapter) string {
+	switch {
+	case !clockskew.Known(c):
+		l.ps.add("capabilities.clock", "use one of "+strings.Join(clockskew.Mechanisms(), ", ")+
+			" (faketime for a process that reads the time through libc: Node.js, Python, the JVM; go-overlay for a Go program the build step compiles with go build)",
+			"%q is not a clock mechanism", c)
+	case c == clockskew.GoOverlay && a.build == nil:
+		l.ps.add("capabilities.clock", "add a build step that runs go build (the harness adds the time.Now overlay to its GOFLAGS), or declare clock: none",
+			"clock: go-overlay needs a build step: the overlay is applied when the dispatcher is compiled")
+	case c == clockskew.None:
+		return ""
+	}
+	return c
+}
+
+// ordering checks capabilities.ordering: "" or per-aggregate.
+func (l *loader) ordering(o string) string {
+	if o != "" && o != supervisor.OrderingPerAggregate {
+		fix := "use per-aggregate (events of one aggregate, named by the payload's \"aggregate\", published in commit order), or leave it out"
+		if c := spelling.Likely(o, []string{supervisor.OrderingPerAggregate}); c != "" {
+			fix = "did you mean " + c + "? " + fix
+		}
+		l.ps.add("capabilities.ordering", fix, "%q is not an ordering promise", o)
+		return ""
+	}
+	return o
 }
 
 func tuningFix(name string) string {

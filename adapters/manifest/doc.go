@@ -58,6 +58,8 @@
 //	           OUTBOX_MAX_ATTEMPTS, OUTBOX_BACKOFF_BASE, OUTBOX_PUBLISH_TIMEOUT]
 //	  crash_points: false             # reads OUTBOX_FAILPOINTS and prints the crash line
 //	  graceful_term: true             # SIGTERM: stop claiming, finish or release, exit 0
+//	  clock: faketime                 # how to skew its clock: faketime, go-overlay, none
+//	  ordering: per-aggregate         # optional promise: an aggregate's events in order
 //
 //	conventions:                      # optional: what the history cannot show
 //	  releases:                       # how it gives a claim back before the lease ends
@@ -88,8 +90,14 @@
 //   - capabilities (optional; all off by default): tuning lists the
 //     contract tuning variables the dispatcher honours (checkers derive
 //     bounds only from those), crash_points and graceful_term as in
-//     supervisor.Capabilities. Scenarios needing a capability it lacks are
-//     skipped, not failed.
+//     supervisor.Capabilities. clock is how the harness may skew the
+//     dispatcher's wall clock (harness/clockskew): faketime (libfaketime by
+//     LD_PRELOAD, for a process reading the time through libc), go-overlay
+//     (the build step's go build gets the time.Now overlay in GOFLAGS; it
+//     needs a build step), or none. ordering: per-aggregate promises that
+//     events of one aggregate (the payload's "aggregate") are published, and
+//     their jobs created, in commit order (I10, the ordering scenario).
+//     Scenarios needing a capability it lacks are skipped, not failed.
 //   - conventions (optional; nothing declared by default): releases and
 //     recoveries, each with last_error_prefixes (what that kind of return
 //     writes at the start of last_error) and keeps_last_error (it leaves

@@ -89,10 +89,12 @@ func newAdapter(name, envVar, value string, tuning []string) (*adapter, error) {
 // or the mode's name.
 func (a *adapter) Name() string { return a.name }
 
-// Capabilities: the tuning it honours, crash points (unless a black box)
-// and a graceful SIGTERM.
+// Capabilities: the tuning it honours, crash points (unless a black box),
+// a graceful SIGTERM, the reference build's clock overlay, and per-aggregate
+// order (the base's claim guard, dispatcher doc.go "Order").
 func (a *adapter) Capabilities() supervisor.Capabilities {
-	return supervisor.Capabilities{Tuning: append([]string(nil), a.tuning...), CrashPoints: !a.blackbox, GracefulTerm: true}
+	caps := a.Adapter.Capabilities()
+	return supervisor.Capabilities{Tuning: append([]string(nil), a.tuning...), CrashPoints: !a.blackbox, GracefulTerm: true, Clock: caps.Clock, Ordering: supervisor.OrderingPerAggregate}
 }
 
 // Spec is the reference adapter's, with the harness's own selection

@@ -12,7 +12,7 @@ import (
 type Mutant struct {
 	Name      string // the OUTBOXCHAOS_MUTANT value
 	Bug       string // the one deviation from the base, and how it shows
-	Invariant string // "I1".."I9"
+	Invariant string // "I1".."I10"
 	Scenario  string // the scenario whose run must fail that invariant
 }
 
@@ -32,6 +32,8 @@ func Catalog() []Mutant {
 		{dispatcher.BugOverwriteJobData, "HSETs data and opts over a job that already exists (its data names the dispatching instance): the re-add after a crash rewrites the job", "I9", "crash-window"},
 		{dispatcher.BugPublishedNotQueued, "marks the event published but never moves its job created -> queued", "I3", "crash-window"},
 		{dispatcher.BugGlobalLock, "trusts a Redis dispatch lock (SET NX PX lease, token-checked release) as its only exclusion: no row locks, no per-row lease, no fenced finalize, and the holder adopts every processing row; a holder paused past the lock's TTL overlaps the next one and overwrites what it finalized", "I5", "zombie"},
+		{dispatcher.BugAppClockLease, "takes locked_until from its own clock (time.Now() + lease, application time) instead of NOW(6) + lease: on an instance whose clock is behind by more than the lease every claim is over before it begins, and recovery hands its events to others while it still works on them", "I5", "clock-skew"},
+		{dispatcher.BugOrderAfterBackoff, "its per-aggregate order guard counts an earlier event of the aggregate only while it is due: an event waiting out its backoff after a transient failure is overtaken by a later one of the same aggregate (MassTransit #3512, gruelbox/transaction-outbox #198)", "I10", "ordering"},
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/outboxchaos/outboxchaos/harness/clockskew"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
@@ -130,9 +131,10 @@ func (a *Adapter) Name() string { return a.opts.Name }
 // Schema is the contract's reference schema.
 func (a *Adapter) Schema() schema.Mapping { return schema.Reference() }
 
-// Capabilities: every tuning variable, crash points, graceful SIGTERM.
+// Capabilities: every tuning variable, crash points, graceful SIGTERM, and
+// a clock the harness can skew (built with the time.Now overlay).
 func (a *Adapter) Capabilities() supervisor.Capabilities {
-	return supervisor.Capabilities{Tuning: supervisor.TuningVariables(), CrashPoints: true, GracefulTerm: true}
+	return supervisor.Capabilities{Tuning: supervisor.TuningVariables(), CrashPoints: true, GracefulTerm: true, Clock: clockskew.GoOverlay}
 }
 
 // Conventions declares how the reference gives rows back: a release (on

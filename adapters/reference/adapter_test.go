@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/outboxchaos/outboxchaos/harness/clockskew"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
@@ -36,6 +37,7 @@ func TestDeclaresTheWholeContract(t *testing.T) {
 	require.ElementsMatch(t, supervisor.TuningVariables(), c.Tuning)
 	require.True(t, c.CrashPoints)
 	require.True(t, c.GracefulTerm)
+	require.Equal(t, clockskew.GoOverlay, c.Clock)
 }
 
 func TestOptionsRejected(t *testing.T) {

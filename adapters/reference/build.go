@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/outboxchaos/outboxchaos/harness/clockskew"
 )
 
 // builds remembers the binaries this process built, so that every run of
@@ -48,7 +50,13 @@ func goBuild(ctx context.Context, opts Options, bin string) error {
 	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
 		return fmt.Errorf("reference adapter: bin dir: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, opts.Go, "build", "-o", bin, opts.Package)
+	// The time.Now overlay (harness/clockskew, capabilities clock:
+	// go-overlay): the binary is the plain one unless FAKETIME is set.
+	overlay, err := clockskew.Overlay(ctx, opts.Go, filepath.Dir(bin))
+	if err != nil {
+		return fmt.Errorf("reference adapter: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, opts.Go, "build", "-overlay="+overlay, "-o", bin, opts.Package)
 	cmd.Dir = opts.ModuleDir
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

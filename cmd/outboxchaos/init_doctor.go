@@ -18,5 +18,6 @@ func checkAdapter(name string, w io.Writer) error {
 	}
 	c := a.Capabilities()
 	fmt.Fprintf(w, "adapter %s: ok (crash points %v, graceful SIGTERM %v, tuning %s)\n", a.Name(), c.CrashPoints, c.GracefulTerm, strings.Join(c.Tuning, ", "))
+	fmt.Fprintf(w, "adapter %s: %s\n", a.Name(), clockAndOrdering(c))
 	return nil
 }

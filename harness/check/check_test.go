@@ -448,7 +448,8 @@ func TestKnownInvariants(t *testing.T) {
 	for _, c := range All() {
 		require.True(t, Known(c.ID))
 	}
-	require.False(t, Known("I10"))
+	require.True(t, Known("I10"), "the opt-in ordering invariant")
+	require.False(t, Known("I11"))
 	require.False(t, Known("i1"))
 }
 

@@ -28,16 +28,30 @@ func All() []Checker {
 	}
 }
 
+// Optional returns the opt-in invariants, after I1..I9: each judges a
+// promise only some dispatchers make, and Run checks it only for a run
+// whose dispatcher declares it (Declared).
+func Optional() []Checker {
+	return []Checker{{ID: "I10", Name: nameOf("I10"), Check: CheckOrdering}}
+}
+
+// Declared tells whether the run's dispatcher declares the promise an
+// optional invariant judges: I10 needs ordering: per-aggregate.
+func Declared(id string, meta history.Meta) bool {
+	return id == "I10" && meta.Ordering != ""
+}
+
 var names = map[string]string{
-	"I1": "no duplicate job",
-	"I2": "eventually published",
-	"I3": "consistent",
-	"I4": "poison fails fast",
-	"I5": "exclusive claims",
-	"I6": "backoff respected",
-	"I7": "bounded attempts",
-	"I8": "lease recovery",
-	"I9": "job untouched",
+	"I1":  "no duplicate job",
+	"I2":  "eventually published",
+	"I3":  "consistent",
+	"I4":  "poison fails fast",
+	"I5":  "exclusive claims",
+	"I6":  "backoff respected",
+	"I7":  "bounded attempts",
+	"I8":  "lease recovery",
+	"I9":  "job untouched",
+	"I10": "per-aggregate order",
 }
 
 func nameOf(id string) string { return names[id] }
@@ -47,8 +61,8 @@ func nameOf(id string) string { return names[id] }
 // A checker that panics on a malformed history yields unknown, with the
 // panic in the reason, instead of taking the harness down.
 func Run(run history.Run) []Result {
-	out := make([]Result, 0, 9)
-	for _, c := range All() {
+	out := make([]Result, 0, 10)
+	for _, c := range append(All(), declared(run.Meta)...) {
 		r := runOne(c, run)
 		if reason, ok := run.Meta.Waived[c.ID]; ok {
 			if reason == "" {
@@ -149,4 +163,15 @@ func unexercised(by map[string]Result, exercises []string) []string {
 func Known(id string) bool {
 	_, ok := names[id]
 	return ok
+}
+
+// declared is the optional checkers the run's dispatcher opts into.
+func declared(meta history.Meta) []Checker {
+	var out []Checker
+	for _, c := range Optional() {
+		if Declared(c.ID, meta) {
+			out = append(out, c)
+		}
+	}
+	return out
 }

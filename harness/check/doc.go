@@ -93,6 +93,14 @@
 // exercised, with a reason naming it; else pass. A not-exercised invariant
 // the scenario does not name fails nothing and is shown as its own state.
 //
+// # Opt-in invariants
+//
+// Optional lists invariants after I1..I9 that judge a promise only some
+// dispatchers make: I10, per-aggregate order (i10_ordering.go), for a
+// dispatcher that declares ordering: per-aggregate (history.Meta.Ordering).
+// Run checks one only when the run's dispatcher declares it; its checker
+// alone, given a run without the declaration, says not exercised.
+//
 // # Findings
 //
 // Findings (findings.go) groups the violations of the failed invariants that

@@ -17,6 +17,8 @@ import (
 //     release, or a return the history cannot tell) carries the claim's own
 //     token: one carrying a different non-empty token was written by another
 //     owner (a recovery, at or after the lease end, may be anyone's);
+//   - a claim's lease end is after the claim itself (checkLeaseAtClaim,
+//     i5_skew.go): a lease already over when it is written excludes nobody;
 //   - a row is never marked published while nobody holds it (from pending);
 //   - a row published or failed is never written again (any later update).
 //
@@ -31,6 +33,7 @@ func CheckExclusive(run history.Run) Result {
 	for _, e := range ix.events {
 		claims += len(ix.holds[e.ID])
 		ix.checkTakeovers(t, e)
+		ix.checkLeaseAtClaim(t, e)
 		ix.checkWrites(t, e)
 	}
 	if g, ok := ix.triggersGap(); ok {

@@ -73,6 +73,8 @@ var landingNoun = map[string][3]string{
 	history.LandOutageFailed:  {"event", "events", "met a transient failure inside the outage"},
 	history.LandOutageStalled: {"event", "events", "failed or waited inside the outage"},
 	history.LandQueueError:    {"add", "adds", "answered with the broken queue's error"},
+	history.LandClockSkew:     {"claim", "claims", "made by an instance while its clock was skewed"},
+	history.LandOrderRetry:    {"event", "events", "met a transient failure with a later event of its aggregate committed"},
 }
 
 func judgeLanding(ix *index, req history.Requirement) Landing {
@@ -116,6 +118,10 @@ func countLanded(ix *index, req history.Requirement) int {
 		return ix.outageEvents(req.Target, true)
 	case history.LandQueueError:
 		return sumFaultParam(ix.run, func(k string) bool { return k == "queue-error" }, "answered")
+	case history.LandClockSkew:
+		return ix.skewedClaims()
+	case history.LandOrderRetry:
+		return ix.retriedBeforeLater()
 	}
 	return 0
 }

@@ -72,6 +72,9 @@ type Meta struct {
 	// Conventions are what the adapter declares about the dispatcher's
 	// returns to pending, for what the history alone cannot tell.
 	Conventions Conventions `json:"conventions,omitzero"`
+	// Ordering is the order the adapter promises (capabilities.ordering):
+	// "per-aggregate", or "" for none. I10 is not exercised without it.
+	Ordering string `json:"ordering,omitempty"`
 }
 
 // Conventions are an adapter's declarations about how the dispatcher gives a
@@ -125,6 +128,9 @@ type Event struct {
 	Queue    string    `json:"queue"`
 	Kind     string    `json:"kind"`
 	Produced time.Time `json:"produced"`
+	// Aggregate is the ordering key the workload wrote in the payload
+	// ("aggregate"), for the ordering scenario only; "" otherwise.
+	Aggregate string `json:"aggregate,omitempty"`
 }
 
 // Transition is one row change recorded by a trigger. For the outbox table Row

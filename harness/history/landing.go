@@ -30,6 +30,13 @@ const (
 	// LandQueueError: Redis answered an add to the broken queue with the
 	// queue-error fault's error reply.
 	LandQueueError = "queue-error"
+	// LandClockSkew: an instance claimed events while the harness held its
+	// wall clock skewed (a clock-skew fault window naming the instance).
+	LandClockSkew = "clock-skew"
+	// LandOrderRetry: an event of an aggregate met a transient failure
+	// while a later event of its aggregate was already committed: a chance
+	// for the later one to overtake it.
+	LandOrderRetry = "order-retry"
 )
 
 // Requirement is one landing requirement of a scenario.

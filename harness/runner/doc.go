@@ -72,6 +72,22 @@
 // still processing under its claim. A landing check counts window-trap
 // records against the planned number (the scenario's "crashes" param).
 //
+// # Clock skew
+//
+// Nemesis.SkewClock restarts one slot (SIGTERM when the adapter declares
+// it graceful, else SIGKILL) with its wall clock off by an offset, through
+// the mechanism the adapter declares (Capabilities.Clock, harness/clockskew:
+// the supervisor adds LD_PRELOAD and FAKETIME, or FAKETIME alone for a Go
+// binary built with the time.Now overlay, to that slot's process only), and
+// after the hold restarts it with the true clock. Its fault record:
+//
+//	clock-skew        slot         offset ("-10s"), mechanism, for, instance (the
+//	                               skewed instance's id). Start: after the skewed
+//	                               start; End: before the restart with the true clock.
+//
+// A scenario needing it (NeedClockSkew), or the ordering promise
+// (NeedOrdering), is skipped with the reason for an adapter without it.
+//
 // # Exit codes
 //
 // 0 pass, 1 violation, 2 unknown, 3 harness error (see ExitCode); several

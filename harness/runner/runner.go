@@ -120,6 +120,9 @@ func Missing(s Scenario, caps supervisor.Capabilities, e env.Env) string {
 		case n == NeedServerCtl && (e.MySQL() == nil || e.Redis() == nil):
 			return "the " + e.Name() + " environment cannot kill and restart servers"
 		}
+		if why := missingClockOrOrder(n, caps.Clock, caps.Ordering); why != "" {
+			return why
+		}
 	}
 	return ""
 }
@@ -289,6 +292,7 @@ func (r *run) startRecorder(ctx context.Context) error {
 		Exercises: append([]string(nil), s.Exercises...), Started: time.Now().UTC(),
 		Landing:  append([]history.Requirement(nil), s.Landing...),
 		Consumer: s.Consumer, RemoveOnEnd: s.RemoveOnComplete, Conventions: conventionsOf(r.o.Adapter),
+		Ordering: r.o.Adapter.Capabilities().Ordering,
 	})
 	return nil
 }

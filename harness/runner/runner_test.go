@@ -69,7 +69,7 @@ func TestScenarioValidation(t *testing.T) {
 		waived    map[string]string
 		want      string
 	}{
-		{[]string{"I10"}, nil, `exercises "I10": not an invariant id`},
+		{[]string{"I11"}, nil, `exercises "I11": not an invariant id`},
 		{[]string{"I6", "I6"}, nil, "exercises I6 twice"},
 		{[]string{"I2"}, map[string]string{"I2": "too long an outage"}, "exercises I2 and waives it"},
 		{nil, map[string]string{"i2": "lower case"}, `waives "i2": not an invariant id`},

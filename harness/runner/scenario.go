@@ -31,7 +31,11 @@ type Scenario struct {
 	Events      int
 	Rate        float64 // events per second; 0 = as fast as the producer goes
 	Mix         workload.Mix
-	Tuning      history.Tuning
+	// Aggregates > 0 spreads the events over that many aggregates, named
+	// in each payload (workload.ProducerConfig.Aggregates): the ordering
+	// scenario's workload. 0 is the contract's one event per job.
+	Aggregates int
+	Tuning     history.Tuning
 	// Consumer runs a worker that takes jobs during the run; RemoveOnComplete
 	// makes it delete job hashes on completion (the dedupe-horizon trap).
 	Consumer         bool
@@ -74,6 +78,8 @@ func (s Scenario) Validate() error {
 		return fmt.Errorf("scenario %s: events %d: want at least 1", s.Name, s.Events)
 	case s.Rate < 0:
 		return fmt.Errorf("scenario %s: rate %v: want >= 0", s.Name, s.Rate)
+	case s.Aggregates < 0 || s.Aggregates > s.Events:
+		return fmt.Errorf("scenario %s: aggregates %d: want 0 (none) up to the %d events", s.Name, s.Aggregates, s.Events)
 	}
 	if err := s.validateExercises(); err != nil {
 		return err
@@ -87,7 +93,7 @@ func (s Scenario) validateExercises() error {
 	for _, id := range s.Exercises {
 		switch {
 		case !check.Known(id):
-			return fmt.Errorf("scenario %s: exercises %q: not an invariant id (I1..I9)", s.Name, id)
+			return fmt.Errorf("scenario %s: exercises %q: not an invariant id (I1..I10)", s.Name, id)
 		case seen[id]:
 			return fmt.Errorf("scenario %s: exercises %s twice", s.Name, id)
 		case s.Waived[id] != "":
@@ -97,7 +103,7 @@ func (s Scenario) validateExercises() error {
 	}
 	for id := range s.Waived {
 		if !check.Known(id) {
-			return fmt.Errorf("scenario %s: waives %q: not an invariant id (I1..I9)", s.Name, id)
+			return fmt.Errorf("scenario %s: waives %q: not an invariant id (I1..I10)", s.Name, id)
 		}
 	}
 	return nil

@@ -25,6 +25,10 @@ type Adapter interface {
 	Capabilities() Capabilities
 }
 
+// OrderingPerAggregate is the one ordering promise there is
+// (Capabilities.Ordering).
+const OrderingPerAggregate = "per-aggregate"
+
 // Capabilities are the contract features a dispatcher offers.
 type Capabilities struct {
 	// Tuning lists the contract tuning variables it honours ("OUTBOX_LEASE").
@@ -34,6 +38,15 @@ type Capabilities struct {
 	// GracefulTerm: on SIGTERM it stops claiming, finishes or releases what
 	// it holds, and exits 0.
 	GracefulTerm bool `json:"graceful_term" yaml:"graceful_term"`
+	// Clock is how the harness can skew the dispatcher's wall clock
+	// (harness/clockskew): "faketime" (libfaketime through LD_PRELOAD, for
+	// a process that reads the time through libc), "go-overlay" (a Go
+	// binary built with the time.Now overlay), or "none"/"" (it cannot).
+	Clock string `json:"clock,omitempty" yaml:"clock,omitempty"`
+	// Ordering is what order the dispatcher promises: "per-aggregate"
+	// (events of one aggregate published, and their jobs created, in commit
+	// order; check.CheckOrdering), or "" for none.
+	Ordering string `json:"ordering,omitempty" yaml:"ordering,omitempty"`
 }
 
 // Spec is how to start one instance.

@@ -18,6 +18,10 @@
 // "d1r1", "d1r2", ... (ids never repeat within a Supervisor). An instance's
 // stdout and stderr go to logDir/<instance-id>.log.
 //
+// SetProcessEnv adds variables to every later start of one slot after the
+// adapter's Spec, whatever the adapter passes on (LD_PRELOAD is prepended
+// to): how the clock-skew scenario skews one instance (harness/clockskew).
+//
 // # Signals
 //
 // Every instance is started in its own process group (Setpgid) with

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/outboxchaos/outboxchaos/harness/clockskew"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
@@ -45,6 +46,7 @@ type Supervisor struct {
 
 type slot struct {
 	env    map[string]string
+	extra  []string // process variables added after the adapter's Spec (SetProcessEnv)
 	starts int
 	proc   *Proc
 }
@@ -122,6 +124,9 @@ func (s *Supervisor) spawn(slotID, id string, env map[string]string) (*Proc, err
 	}
 	if spec.Path == "" {
 		return nil, fmt.Errorf("start %s: adapter %s gave no executable path", id, s.adapter.Name())
+	}
+	if sl := s.slots[slotID]; sl != nil && len(sl.extra) > 0 {
+		spec.Env = clockskew.Merge(spec.Env, sl.extra)
 	}
 	if err := os.MkdirAll(s.logDir, 0o755); err != nil {
 		return nil, fmt.Errorf("start %s: log dir: %w", id, err)
@@ -344,4 +349,21 @@ func (s *Supervisor) Close() error {
 	s.waiters.Wait()
 	close(s.crash)
 	return errors.Join(errs...)
+}
+
+// SetProcessEnv makes every later start of slot run with the variables kv
+// (KEY=VALUE) added to the environment the adapter's Spec gives, whatever
+// the adapter passes on: a key already there is replaced, LD_PRELOAD is
+// prepended to. It is how one instance gets a skewed clock
+// (harness/clockskew); nil clears it. A live instance is not changed:
+// restart it.
+func (s *Supervisor) SetProcessEnv(slotID string, kv []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sl := s.slots[slotID]
+	if sl == nil {
+		sl = &slot{}
+		s.slots[slotID] = sl
+	}
+	sl.extra = append([]string(nil), kv...)
 }

@@ -26,6 +26,18 @@
 // unique across runs that share a database. Illegal ids read
 // "j:<RunID>:<n>" or "<fnv32(RunID)><n as 10 digits>".
 //
+// # Aggregates (the ordering scenario)
+//
+// The contract's schema has one event per job: aggregate_id is the ai_jobs
+// id, and the payload is {"jobId": "<id>"}. An ordering promise needs
+// several events of one aggregate, and the fixed schema has no column for
+// it, so with ProducerConfig.Aggregates = k the aggregate lives in the
+// payload, as an extra field a dispatcher that ignores it never notices:
+// {"jobId": "<id>", "aggregate": "a-<RunID>-<i>"}, event n in aggregate
+// (n-1) mod k, every event of an aggregate on queue Queues[i mod len].
+// Each event still has its own job. history.Event.Aggregate records it; a
+// dispatcher reads it with JSON_VALUE(payload, '$.aggregate').
+//
 // # Consumer
 //
 // A simplified BullMQ worker with its own Lua. Each worker polls the queues in

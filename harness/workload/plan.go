@@ -25,6 +25,7 @@ type planned struct {
 	hasJob    bool
 	jobStatus string // the dispatcher's word for the row's status
 	payload   string
+	aggregate string // the ordering key in the payload; "" without Aggregates
 }
 
 // plan draws the next event from the seeded source. Every random choice is
@@ -54,7 +55,24 @@ func (p *Producer) plan() planned {
 		ev.jobStatus = p.words.queued
 	}
 	ev.payload = jobPayload(ev.jobID)
+	if k := p.cfg.Aggregates; k > 0 {
+		p.assignAggregate(&ev, (n-1)%int64(k))
+	}
 	return ev
+}
+
+// assignAggregate puts ev in aggregate k: the payload names it, and its
+// queue is the aggregate's (one queue per aggregate, so the creation order
+// of its jobs is the order of one events stream). The queue drawn before
+// is drawn all the same, so a seed draws the same sequence either way.
+func (p *Producer) assignAggregate(ev *planned, k int64) {
+	ev.aggregate = fmt.Sprintf("a-%s-%d", p.cfg.RunID, k)
+	if ev.queue != "" && ev.queue != p.cfg.DeniedQueue {
+		ev.queue = p.cfg.Queues[k%int64(len(p.cfg.Queues))]
+	}
+	q, _ := json.Marshal(ev.jobID)
+	a, _ := json.Marshal(ev.aggregate)
+	ev.payload = `{"jobId":` + string(q) + `,"aggregate":` + string(a) + `}`
 }
 
 // illegalID returns an id BullMQ refuses as a custom jobId: all digits, or
@@ -74,5 +92,5 @@ func jobPayload(jobID string) string {
 }
 
 func (ev planned) event(id int64) history.Event {
-	return history.Event{ID: id, Type: ev.eventType, JobID: ev.jobID, Queue: ev.queue, Kind: ev.kind}
+	return history.Event{ID: id, Type: ev.eventType, JobID: ev.jobID, Queue: ev.queue, Kind: ev.kind, Aggregate: ev.aggregate}
 }

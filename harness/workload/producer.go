@@ -36,6 +36,12 @@ type ProducerConfig struct {
 	// RunID makes job ids unique across runs: letters, digits, '_' and '-',
 	// at most 40 characters.
 	RunID string
+	// Aggregates, when > 0, spreads the events round-robin over that many
+	// aggregates (the ordering scenario): each event's payload names its
+	// aggregate, {"jobId": "<id>", "aggregate": "a-<run>-<k>"}, and every
+	// event of an aggregate goes to one queue. 0 writes the contract's
+	// payload, one event per job and no aggregate.
+	Aggregates int
 }
 
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`)
@@ -62,6 +68,9 @@ func (c *ProducerConfig) Validate() error {
 	}
 	if err := c.Mix.Validate(); err != nil {
 		return fmt.Errorf("producer: %w", err)
+	}
+	if c.Aggregates < 0 {
+		return fmt.Errorf("producer: Aggregates %d: use 0 (no ordering key) or the number of aggregates", c.Aggregates)
 	}
 	if c.Rand == nil {
 		return fmt.Errorf("producer: Rand is nil; pass rand.New(rand.NewPCG(seed, seed)) so the run can be replayed")

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"time"
 )
 
 // event is one claimed outbox row.
@@ -75,8 +76,8 @@ func (d *Dispatcher) selectDue(ctx context.Context, q querier, lock bool) ([]eve
 }
 
 func (d *Dispatcher) selectCandidates(ctx context.Context, q querier, lock bool, limit int) ([]event, error) {
-	query := `SELECT id, event_type, aggregate_id, attempts FROM outbox_events
-		WHERE status = 'pending' AND available_at <= NOW(6)
+	query := `SELECT id, event_type, aggregate_id, attempts FROM outbox_events e
+		WHERE status = 'pending' AND available_at <= NOW(6) AND ` + d.headOfAggregate() + `
 		ORDER BY available_at, id LIMIT ?`
 	if lock {
 		query += ` FOR UPDATE SKIP LOCKED`
@@ -89,13 +90,17 @@ func (d *Dispatcher) selectCandidates(ctx context.Context, q querier, lock bool,
 // it changes only rows still pending and insists on all of them; without
 // (select-then-update) it overwrites whatever the rows hold.
 func (d *Dispatcher) markClaimed(ctx context.Context, ex querier, b *batch, guard bool) error {
+	lease, leaseArg := `NOW(6) + INTERVAL ? MICROSECOND`, any(d.cfg.Lease.Microseconds())
+	if !d.flow.dbClockLease {
+		lease, leaseArg = `?`, time.Now().Add(d.cfg.Lease).UTC() // app-clock-lease: the instance's own clock
+	}
 	query := `UPDATE outbox_events SET status = 'processing', locked_by = ?, lock_token = ?,
-		locked_until = NOW(6) + INTERVAL ? MICROSECOND, attempts = attempts + 1
+		locked_until = ` + lease + `, attempts = attempts + 1
 		WHERE id IN ` + inList(len(b.events))
 	if guard {
 		query += ` AND status = 'pending'`
 	}
-	args := append([]any{d.cfg.InstanceID, b.token, d.cfg.Lease.Microseconds()}, int64Args(b.ids())...)
+	args := append([]any{d.cfg.InstanceID, b.token, leaseArg}, int64Args(b.ids())...)
 	res, err := ex.ExecContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("mark claimed: %w", err)
@@ -199,4 +204,21 @@ func newToken() (string, error) {
 		return "", fmt.Errorf("new token: %w", err)
 	}
 	return hex.EncodeToString(buf[:]), nil
+}
+
+// headOfAggregate is the claim's per-aggregate order guard (doc.go,
+// "Order"): an event whose payload names an aggregate is due only when no
+// earlier event of that aggregate is still pending or processing. The
+// subquery is a plain (consistent) read, so an earlier event another
+// instance has locked but not yet committed still counts as pending. In
+// order-after-backoff the earlier event counts only while it is due: one
+// waiting out its backoff is overtaken.
+func (d *Dispatcher) headOfAggregate() string {
+	waiting := ""
+	if !d.flow.orderAcrossBackoff {
+		waiting = ` AND o.available_at <= NOW(6)` // order-after-backoff: one in backoff does not hold the others
+	}
+	return `(JSON_VALUE(e.payload, '$.aggregate') IS NULL OR NOT EXISTS (SELECT 1 FROM outbox_events o
+		WHERE o.id < e.id AND o.status IN ('pending', 'processing')` + waiting + `
+		AND JSON_VALUE(o.payload, '$.aggregate') = JSON_VALUE(e.payload, '$.aggregate')))`
 }

@@ -47,6 +47,12 @@
 //     available_at = NOW(6) + a delay drawn uniformly from [c/2, c], c =
 //     min(OUTBOX_BACKOFF_MAX, OUTBOX_BACKOFF_BASE * 2^(n-1)); failed with
 //     "max_attempts: ..." once attempts reached OUTBOX_MAX_ATTEMPTS.
+//   - Order: an event whose payload names an aggregate ({"jobId": ...,
+//     "aggregate": "..."}, the ordering scenario's workload) is claimed
+//     only when no earlier event (lower id) of that aggregate is pending
+//     (due or waiting out its backoff) or processing; the adapter declares
+//     ordering: per-aggregate (I10). Events without an aggregate (the
+//     contract's payload) are not held back.
 //   - Lease recovery, every max(poll interval, recovery margin): ONE UPDATE
 //     to pending, clearing the lock, WHERE status = 'processing' AND
 //     locked_until < NOW(6) - margin. attempts, last_error and available_at
@@ -77,6 +83,10 @@
 //	                               token-checked release) is trusted alone: claims read
 //	                               due pending AND all processing rows without row locks
 //	                               and take them by id with no lease; finalizes write by id
+//	app-clock-lease                claim: locked_until = time.Now() + lease, the instance's own
+//	                               clock, instead of NOW(6) + lease (caught under clock-skew)
+//	order-after-backoff            claim: the per-aggregate order guard ignores an earlier event
+//	                               waiting out its backoff, so a later one overtakes it
 //
 // # Modes (OUTBOXCHAOS_MODE)
 //

@@ -22,6 +22,8 @@ const (
 	BugOverwriteJobData            = "overwrite-job-data"
 	BugPublishedNotQueued          = "published-not-queued"
 	BugGlobalLock                  = "global-lock"
+	BugAppClockLease               = "app-clock-lease"
+	BugOrderAfterBackoff           = "order-after-backoff"
 )
 
 // Mode names: the values of OUTBOXCHAOS_MODE. A mode is a correct but slow
@@ -76,16 +78,18 @@ const (
 // flow is every behaviour a bug or a mode may change. The base is
 // baseFlow(); a bug changes exactly one field (TestEachBugChangesOneField).
 type flow struct {
-	exclusion   exclusionKind
-	claim       claimKind
-	recovery    recoveryKind
-	add         addKind
-	addFirst    bool // the add comes before the finalize (false: mark-before-enqueue)
-	fenced      bool // finalize writes only rows still ours (false: unfenced-finalize)
-	queueJobs   bool // finalize moves the job created -> queued (false: published-not-queued)
-	backoff     bool // a transient failure pushes available_at out (false: no-backoff)
-	failAtMax   bool // a transient failure at max attempts fails (false: unbounded-attempts)
-	poisonFails bool // a permanent failure fails at once (false: poison-as-transient)
+	exclusion          exclusionKind
+	claim              claimKind
+	recovery           recoveryKind
+	add                addKind
+	addFirst           bool // the add comes before the finalize (false: mark-before-enqueue)
+	fenced             bool // finalize writes only rows still ours (false: unfenced-finalize)
+	queueJobs          bool // finalize moves the job created -> queued (false: published-not-queued)
+	backoff            bool // a transient failure pushes available_at out (false: no-backoff)
+	failAtMax          bool // a transient failure at max attempts fails (false: unbounded-attempts)
+	poisonFails        bool // a permanent failure fails at once (false: poison-as-transient)
+	dbClockLease       bool // the claim's lease end is NOW(6) + lease (false: app-clock-lease, the instance's own clock)
+	orderAcrossBackoff bool // an earlier event of an aggregate in backoff holds the later ones (false: order-after-backoff)
 
 	// Comparison modes; zero values mean the contract's configuration.
 	tickLock     bool          // take the Redis dispatch lock for each tick, one batch per tick
@@ -98,6 +102,7 @@ func baseFlow() flow {
 	return flow{
 		exclusion: exclusionRowLeases, claim: claimSkipLocked, recovery: recoveryGuarded, add: addProducer,
 		addFirst: true, fenced: true, queueJobs: true, backoff: true, failAtMax: true, poisonFails: true,
+		dbClockLease: true, orderAcrossBackoff: true,
 	}
 }
 
@@ -121,6 +126,8 @@ var bugs = []deviation{
 	{BugOverwriteJobData, func(f *flow) { f.add = addOverwrite }},
 	{BugPublishedNotQueued, func(f *flow) { f.queueJobs = false }},
 	{BugGlobalLock, func(f *flow) { f.exclusion = exclusionRedisLockOnly }},
+	{BugAppClockLease, func(f *flow) { f.dbClockLease = false }},
+	{BugOrderAfterBackoff, func(f *flow) { f.orderAcrossBackoff = false }},
 }
 
 // modes lists the comparison designs.

@@ -12,6 +12,7 @@ class ConfigError extends Error {}
 const PLANTS = {
   'no-job-id': 'adds without a custom jobId, so BullMQ numbers the job itself',
   'no-backoff': 'returns a transient failure to pending with available_at = NOW(6)',
+  'app-clock-lease': 'writes locked_until from its own clock (Date.now() + lease) instead of NOW(6) + lease',
 };
 
 function required(env, name) {

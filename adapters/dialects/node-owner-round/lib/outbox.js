@@ -58,6 +58,15 @@ class Outbox {
     return res.affectedRows;
   }
 
+  // leaseEnd is the claim's locked_until: NOW(6) + lease, on the database
+  // clock. The planted app-clock-lease takes the process's own clock
+  // instead (UTC, as the database's session time zone is).
+  leaseEnd(leaseUs) {
+    if (this.cfg.plant !== 'app-clock-lease') return ['NOW(6) + INTERVAL ? MICROSECOND', leaseUs];
+    const end = new Date(Date.now() + leaseUs / 1000).toISOString().slice(0, 23).replace('T', ' ');
+    return ['?', end];
+  }
+
   // claim takes up to batch due events under a fresh token and returns them
   // with their jobs rows (job is null when the row does not exist).
   async claim() {
@@ -70,11 +79,12 @@ class Outbox {
           ORDER BY available_at, id LIMIT ? FOR UPDATE SKIP LOCKED`, [this.cfg.batch]);
       if (due.length === 0) return [];
       const ids = due.map((r) => r.id);
+      const [leaseSql, leaseArg] = this.leaseEnd(leaseUs);
       await this.exec(conn,
         `UPDATE outbox_events
             SET status = 'processing', locked_by = ?, lock_token = ?,
-                locked_until = NOW(6) + INTERVAL ? MICROSECOND, attempts = attempts + 1
-          WHERE id IN (?) AND status = 'pending'`, [this.cfg.instance, token, leaseUs, ids]);
+                locked_until = ${leaseSql}, attempts = attempts + 1
+          WHERE id IN (?) AND status = 'pending'`, [this.cfg.instance, token, leaseArg, ids]);
       return this.exec(conn,
         `SELECT id, event_type, aggregate_id, attempts FROM outbox_events
           WHERE id IN (?) AND lock_token = ? ORDER BY id`, [ids, token]);

@@ -1,0 +1,66 @@
+package manifest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/clockskew"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+)
+
+func loadText(t *testing.T, text string) (*Adapter, error) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "m.yaml")
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+	return Load(p)
+}
+
+func TestClockAndOrderingCapabilities(t *testing.T) {
+	a, err := loadText(t, "name: n\nstart: {command: sh}\nschema: reference\ncapabilities: {clock: faketime, ordering: per-aggregate}\n")
+	require.NoError(t, err)
+	require.Equal(t, clockskew.Faketime, a.Capabilities().Clock)
+	require.Equal(t, supervisor.OrderingPerAggregate, a.Capabilities().Ordering)
+
+	a, err = loadText(t, "name: n\nstart: {command: sh}\nschema: reference\ncapabilities: {clock: none}\n")
+	require.NoError(t, err)
+	require.Empty(t, a.Capabilities().Clock, "none is no mechanism")
+
+	a, err = loadText(t, "name: n\nbuild: {command: go, args: [version]}\nstart: {command: sh}\nschema: reference\ncapabilities: {clock: go-overlay}\n")
+	require.NoError(t, err)
+	require.Equal(t, clockskew.GoOverlay, a.Capabilities().Clock)
+}
+
+func TestClockAndOrderingMistakes(t *testing.T) {
+	for _, c := range []struct{ caps, field, says string }{
+		{"{clock: libfaketime}", "capabilities.clock", `"libfaketime" is not a clock mechanism`},
+		{"{clock: go-overlay}", "capabilities.clock", "clock: go-overlay needs a build step"},
+		{"{ordering: per-agregate}", "capabilities.ordering", "did you mean per-aggregate?"},
+		{"{ordering: global}", "capabilities.ordering", `"global" is not an ordering promise`},
+	} {
+		_, err := loadText(t, "name: n\nstart: {command: sh}\nschema: reference\ncapabilities: "+c.caps+"\n")
+		require.ErrorContains(t, err, c.field, c.caps)
+		require.ErrorContains(t, err, c.says, c.caps)
+	}
+}
+
+func TestGoOverlayReachesTheBuild(t *testing.T) {
+	env, err := withClockOverlay(t.Context(), []string{"A=1", "GOFLAGS=-mod=mod"}, t.TempDir())
+	require.NoError(t, err)
+	var flags string
+	for _, kv := range env {
+		if v, ok := cutKey(kv, "GOFLAGS"); ok {
+			flags = v
+		}
+	}
+	require.Regexp(t, `^-mod=mod -overlay=/.*/clock-overlay/overlay.json$`, flags)
+}
+
+func cutKey(kv, key string) (string, bool) {
+	if len(kv) > len(key) && kv[:len(key)+1] == key+"=" {
+		return kv[len(key)+1:], true
+	}
+	return "", false
+}

@@ -1,0 +1,75 @@
+package check
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+// Recorded ordering runs (seed 20261129, `go test ./scenarios -run
+// 'order-after-backoff|ordering/mutant-base'`), trimmed to a few
+// aggregates each by TestTrimRecordedAggregates:
+//
+//	recorded-mutant-order-after-backoff  later events published while an
+//	                                     earlier one of their aggregate
+//	                                     waited out its backoff
+//	recorded-base-ordering               the base: every aggregate in order
+func TestRecordedOrdering(t *testing.T) {
+	bad := loadStored(t, "recorded-mutant-order-after-backoff")
+	r := CheckOrdering(bad)
+	require.Equal(t, Fail, r.Verdict, r.Reason)
+	require.Regexp(t, `^Event \d+ of aggregate a-\w+-\d+ was published at [\d:.]+ before event \d+, committed before it, was done`, r.Violations[0].Summary)
+	require.NotEmpty(t, r.Violations[0].Steps)
+
+	good := loadStored(t, "recorded-base-ordering")
+	r = CheckOrdering(good)
+	require.Equal(t, Pass, r.Verdict, r.Reason)
+	for _, res := range Run(good) {
+		require.NotEqual(t, Fail, res.Verdict, "%s: %s", res.ID, res.Reason)
+	}
+	require.True(t, CheckLanding(good)[1].Met, "order-retry landed in the base's run too")
+
+	good.Meta.Ordering = ""
+	require.Equal(t, NotExercised, CheckOrdering(good).Verdict, "the same history without the declaration")
+}
+
+// TestTrimRecordedAggregates writes a trimmed copy of a recorded ordering
+// run when OUTBOXCHAOS_TRIM_AGGREGATES=SRC:NAME:K: the events of its first
+// K aggregates and of the aggregate of its first I10 violation, stored as
+// testdata/histories/NAME.
+func TestTrimRecordedAggregates(t *testing.T) {
+	spec := os.Getenv("OUTBOXCHAOS_TRIM_AGGREGATES")
+	if spec == "" {
+		t.Skip("set OUTBOXCHAOS_TRIM_AGGREGATES=SRC:NAME:K to store a trimmed recorded ordering run")
+	}
+	parts := strings.Split(spec, ":")
+	require.Len(t, parts, 3, "OUTBOXCHAOS_TRIM_AGGREGATES=SRC:NAME:K")
+	run, err := history.Load(parts[0])
+	require.NoError(t, err)
+	k := int(itoaParse(t, parts[2]))
+	aggs := map[string]bool{}
+	for i, a := range aggregates(run.Events) {
+		if i < k {
+			aggs[a.key] = true
+		}
+	}
+	if vs := CheckOrdering(run).Violations; len(vs) > 0 {
+		for _, e := range run.Events {
+			if e.ID == vs[0].EventID {
+				aggs[e.Aggregate] = true
+			}
+		}
+	}
+	keep := map[int64]bool{}
+	for _, e := range run.Events {
+		if aggs[e.Aggregate] {
+			keep[e.ID] = true
+		}
+	}
+	require.NoError(t, history.Write(filepath.Join(historiesDir, parts[1]), trimRun(run, keep)))
+}

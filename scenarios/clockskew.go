@@ -1,0 +1,37 @@
+package scenarios
+
+import (
+	"context"
+	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/runner"
+)
+
+// clockSkew restarts d2 with its wall clock 10 s behind the database (five
+// leases) for 4 s of the load, then puts it right (MailFathom #1989: a
+// skew larger than the lease gave duplicate execution). A dispatcher that
+// takes lease ends from the database clock (NOW(6) + lease) is untouched;
+// one that computes locked_until in application time writes leases that
+// ran out before they began, and I5 catches each such claim from the
+// database clock alone. The skew reaches only d2, through the adapter's
+// declared mechanism (capabilities.clock: faketime or go-overlay,
+// harness/clockskew); an adapter that declares none is skipped with that
+// reason. The run counts only if d2 claimed events while skewed.
+func clockSkew() runner.Scenario {
+	s := base("clock-skew", "d2 runs with its wall clock 10 s behind the database (more than the lease) for 4 s: leases on the database clock stay exclusive; one computed in application time is over before it begins", 3, 600)
+	s.Rate = 100
+	s.Needs = []runner.Needs{runner.NeedClockSkew}
+	s.Exercises = []string{"I5"}
+	skew, hold := -10*time.Second, 4*time.Second
+	s.Params["skew"] = skew.String()
+	s.Params["skewed_for"] = hold.String()
+	s.Landing = []history.Requirement{{Fault: history.LandClockSkew, AtLeast: 5}}
+	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+		if err := n.Sleep(ctx, 500*time.Millisecond); err != nil {
+			return err
+		}
+		return n.SkewClock(ctx, "d2", skew, hold)
+	}
+	return s
+}
