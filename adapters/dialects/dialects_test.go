@@ -47,7 +47,7 @@ var plants = []struct {
 	events                            int
 	leaveRows                         bool // the consumer leaves the jobs rows created (see below)
 }{
-	{"go-reason", "no-backoff", "redis-outage", "I6", 200, false},
+	{"go-reason", "no-backoff", "queue-error", "I6", 200, false},
 	{"go-reason", "poison-as-transient", "poison", "I4", 200, false},
 	// The retry after a lost reply finds the job already past created when
 	// the consumer ran it first, and closes the event with no re-add (the

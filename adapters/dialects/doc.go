@@ -43,7 +43,7 @@
 //
 //	dialect    OUTBOXCHAOS_PLANT     mutant class               invariant  scenario
 //	---------  --------------------  -------------------------  ---------  ------------
-//	go-reason  no-backoff            no-backoff                 I6         redis-outage
+//	go-reason  no-backoff            no-backoff                 I6         queue-error
 //	go-reason  poison-as-transient   poison-as-transient        I4         poison
 //	go-reason  no-jobid              no-jobid                   I1         lost-reply-redis (*)
 //	go-nolock  mark-before-enqueue   mark-before-enqueue        I3         redis-outage
