@@ -124,6 +124,9 @@ func runScenarioWith(t *testing.T, a supervisor.Adapter, name string, events int
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close()) })
 	out := filepath.Join(t.TempDir(), "run")
+	if keep := os.Getenv("OUTBOXCHAOS_KEEP_RUNS"); keep != "" {
+		out = filepath.Join(keep, strings.ReplaceAll(t.Name(), "/", "_"))
+	}
 	o, err := runner.Run(testCtx(t), runner.Options{
 		Scenario: s, Adapter: a, Env: e, Seed: 1, Out: out, WorkDir: t.TempDir(), Progress: testWriter{t},
 	})
@@ -255,4 +258,19 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// TestNodeDispatcherCrashWindow runs crash-window against the Node.js
+// example as the black box it is: the window trap must land the planned
+// kills inside add->finalize windows (the run's landing requirement), so
+// that its pass means the jobId held across real crashes.
+func TestNodeDispatcherCrashWindow(t *testing.T) {
+	requireNode(t)
+	o := runScenario(t, load(t, nodeManifest), "crash-window", 800)
+	for _, l := range o.Landing {
+		t.Logf("landing %s: %s", l.Fault, l.Reason)
+	}
+	got, why := verdicts(o)
+	require.Equal(t, allPass(), held(got), why)
+	require.Equal(t, check.Pass, o.Verdict, "every planned fault landed: %v", o.Landing)
 }
