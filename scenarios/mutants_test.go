@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/outboxchaos/outboxchaos/adapters"
 	"github.com/outboxchaos/outboxchaos/adapters/mutants"
 	refadapter "github.com/outboxchaos/outboxchaos/adapters/reference"
 	"github.com/outboxchaos/outboxchaos/harness/check"
@@ -199,6 +200,31 @@ func TestBlackBoxMutantsNeverPass(t *testing.T) {
 			require.NotEmpty(t, missed, "mutant %s: %s is %s but every fault landed (run folder %s)", m.Name, r.ID, r.Verdict, o.Dir)
 			require.Equal(t, check.Unknown, o.Verdict)
 			t.Logf("black box unknown: mutant %s in %s, %.1f s: %s did not land: %v", m.Name, v.Name, time.Since(started).Seconds(), r.ID, missed)
+		})
+	}
+}
+
+// The black-box path's controls: the reference and the mutants' bug-free
+// base, their crash points hidden, pass zombie, whose traps (a pause after
+// the add, a COMMIT held past the lease) and landing requirements are the
+// black box's own; so a black-box mutant's failure there is its bug's.
+func TestBlackBoxControlsPassZombie(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end runs are skipped with -short")
+	}
+	e := openLocal(t)
+	work := filepath.Join(t.TempDir(), "work")
+	base, err := mutants.BaseAdapter()
+	require.NoError(t, err)
+	for _, a := range []supervisor.Adapter{adapters.BlackBox(refadapter.New()), adapters.BlackBox(base)} {
+		t.Run(a.Name(), func(t *testing.T) {
+			require.False(t, a.Capabilities().CrashPoints)
+			o := runVariant(t, e, mutantScenario(t, "zombie"), a, work)
+			requireAllPass(t, o)
+			for _, l := range o.Landing {
+				require.True(t, l.Met, "%s: %s", l.Fault, l.Reason)
+				t.Logf("%s landed: %s", l.Fault, l.Reason)
+			}
 		})
 	}
 }
