@@ -211,8 +211,11 @@ func leaseExpiry() runner.Scenario {
 // zombie pauses owners past their lease at the worst places: right after an
 // add (d1), and inside a finalize holding its row locks (d2). Others recover
 // and finalize the claims meanwhile; the sleepers wake and must be fenced
-// out. A dispatcher without crash points is paused from outside by the
-// pause trap (SIGSTOP when its add shows in Redis, before its finalize).
+// out. A dispatcher without crash points is reached from outside: d1 by the
+// pause trap (SIGSTOP when its add shows in Redis, before its finalize), d2
+// by the finalize trap (its next COMMIT after that add held back past its
+// lease, so the finalize's row locks outlive the lease, as a pause at
+// before-finalize-commit does).
 func zombie() runner.Scenario {
 	s := base("zombie", "owners pause past their lease after an add and inside a finalize; others take over; the zombies must be fenced out", 3, 800)
 	s.Rate = 100
@@ -221,7 +224,13 @@ func zombie() runner.Scenario {
 	// code, so the history shows a live owner finishing late, not a dead one.
 	s.Exercises = []string{"I5"}
 	lease := s.Tuning.Lease.D()
-	s.Landing = []history.Requirement{{Fault: history.LandZombie, AtLeast: 1, Planned: 2}}
+	s.Landing = []history.Requirement{
+		{Fault: history.LandZombie, AtLeast: 1, Planned: 2},
+		// A recovery that rewrites rows by id meets a finalize only while
+		// it is open; a black box's finalize is open that long only when
+		// the trap held it.
+		{Fault: history.LandFinalizeHeld, AtLeast: 1, BlackBox: true},
+	}
 	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
 		if n.HasCrashPoints() {
 			return both(ctx,
@@ -232,7 +241,7 @@ func zombie() runner.Scenario {
 					return n.PauseAt(ctx, "d2", "before-finalize-commit", 2, lease*3/2, lease)
 				})
 		}
-		// From outside: each pause springs when the instance's add shows
+		// From outside: each trap springs when the instance's add shows
 		// in Redis while it holds the claim, before its finalize.
 		return both(ctx,
 			func(ctx context.Context) error {
@@ -240,7 +249,7 @@ func zombie() runner.Scenario {
 				return err
 			},
 			func(ctx context.Context) error {
-				_, err := n.PauseTrap(ctx, "d2", lease*3/2, lease, 20*time.Second)
+				_, err := n.FinalizeTrap(ctx, "d2", lease*3/2, lease, 20*time.Second)
 				return err
 			})
 	}

@@ -43,7 +43,7 @@
 //
 //	dialect    OUTBOXCHAOS_PLANT     mutant class               invariant  scenario
 //	---------  --------------------  -------------------------  ---------  ------------
-//	go-reason  no-backoff            no-backoff                 I6         redis-outage
+//	go-reason  no-backoff            no-backoff                 I6         queue-error
 //	go-reason  poison-as-transient   poison-as-transient        I4         poison
 //	go-reason  no-jobid              no-jobid                   I1         lost-reply-redis (*)
 //	go-nolock  mark-before-enqueue   mark-before-enqueue        I3         redis-outage
@@ -115,10 +115,10 @@
 //
 // # Known misses
 //
-//   - go-cas/unfenced-finalize in zombie: the pause trap lands (a claim held
-//     past its lease, the add done, the finalize not written), yet in seed 1
-//     the run passed: no rewrite of a finalized row was recorded. Why the
-//     woken instance's unfenced write left no trace is not understood yet;
-//     the test skips it with that reason (knownMisses), so it is reported as
-//     a miss, not counted as caught.
+//   - none today. go-cas/unfenced-finalize was one: the pause trap landed,
+//     yet the woken zombie wrote nothing, because go-cas bounds its whole
+//     round by the lease (its settle found the round's context done: the
+//     deadline fenced it in time). The plant now settles on a context of
+//     its own, as "finish what was started" dispatchers do, and I5 catches
+//     its write over the row another instance took over.
 package dialects

@@ -69,6 +69,7 @@ var landingNoun = map[string][3]string{
 	history.LandCrashWindow:   {"kill", "kills", "fell inside an add->finalize window"},
 	history.LandZombie:        {"pause", "pauses", "held a claim past its lease with the add done and the finalize not written"},
 	history.LandDeadOwner:     {"claim", "claims", "of dead owners expired unfinished"},
+	history.LandFinalizeHeld:  {"finalize", "finalizes", "held open (its COMMIT held back) across its lease end"},
 	history.LandLostReply:     {"reply", "replies", "dropped after the request ran"},
 	history.LandOutageFailed:  {"event", "events", "met a transient failure inside the outage"},
 	history.LandOutageStalled: {"event", "events", "failed or waited inside the outage"},
@@ -110,6 +111,8 @@ func countLanded(ix *index, req history.Requirement) int {
 		return ix.zombiePauses()
 	case history.LandDeadOwner:
 		return ix.deadOwnerClaims()
+	case history.LandFinalizeHeld:
+		return ix.heldFinalizes()
 	case history.LandLostReply:
 		return sumFaultParam(ix.run, func(k string) bool { return strings.HasPrefix(k, "lost-reply") }, "fired")
 	case history.LandOutageFailed:
@@ -152,6 +155,32 @@ func (ix *index) zombiePauses() int {
 				return false
 			}
 			return (h.End == nil || !h.End.At.Before(*h.Until)) && ix.createdBy(h.Event, *h.Until)
+		}) {
+			n++
+		}
+	}
+	return n
+}
+
+// heldFinalizes counts finalize-trap faults (the harness held an instance's
+// COMMIT from Start to End) during which a claim of that instance ended in
+// its finalize and the claim's lease ran out after that finalize's statement
+// and before the COMMIT went on: the finalize's row locks were held across
+// the lease end. A finalize recorded after the lease end is the zombie's
+// late write, not a held one.
+func (ix *index) heldFinalizes() int {
+	n := 0
+	for _, f := range ix.run.Faults {
+		if f.Kind != "finalize-trap" {
+			continue
+		}
+		end := faultEnd(ix.run, f)
+		if ix.anyHold(f.Target, func(h hold) bool {
+			if h.End == nil || h.EndMove != moveFinalize || h.Until == nil {
+				return false
+			}
+			at := h.End.At
+			return !at.Before(f.Start) && !at.After(end) && !h.Until.Before(at) && !h.Until.After(end)
 		}) {
 			n++
 		}

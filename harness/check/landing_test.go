@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -70,6 +71,32 @@ func TestLandingZombiePauses(t *testing.T) {
 	l := require1(t, run, history.Requirement{Fault: history.LandZombie, AtLeast: 2, Planned: 2})
 	require.Equal(t, 1, l.Landed)
 	require.Equal(t, "1 of 2 planned pauses held a claim past its lease with the add done and the finalize not written; 2 needed", l.Reason)
+}
+
+func TestLandingFinalizeHeldAcrossTheLeaseEnd(t *testing.T) {
+	b := newBuilder("zombie").start(0, "d1", "d2", "d3")
+	for id := int64(1); id <= 3; id++ {
+		b.produce(id, fmt.Sprintf("job-%d", id), history.KindValid, 10)
+	}
+	// d1's finalize ran at 400 while its COMMIT was held until 3500; its
+	// lease (2 s from 100) ran out at 2100, inside the hold: landed.
+	b.claim(1, "d1", 100).add("ai-default", "job-1", "job-1", 150).fault("finalize-trap", "d1", 200, 3500).publish(1, 400)
+	// d2's hold ended before its lease did: its finalize committed in time.
+	b.claim(2, "d2", 100).add("ai-default", "job-2", "job-2", 150).fault("finalize-trap", "d2", 200, 1500).publish(2, 400)
+	// d3's finalize came after its lease had run out: a late write, not a
+	// held one.
+	b.claim(3, "d3", 100).add("ai-default", "job-3", "job-3", 150).fault("finalize-trap", "d3", 200, 3500).publish(3, 2300)
+	run := b.finish(4000, 6000, true)
+	l := require1(t, run, history.Requirement{Fault: history.LandFinalizeHeld, AtLeast: 2})
+	require.Equal(t, 1, l.Landed)
+	require.False(t, l.Met)
+	require.Equal(t, "1 finalize held open (its COMMIT held back) across its lease end; 2 needed", l.Reason)
+}
+
+func TestLandingForDropsBlackBoxRequirementsWithCrashPoints(t *testing.T) {
+	reqs := []history.Requirement{{Fault: history.LandZombie, AtLeast: 1}, {Fault: history.LandFinalizeHeld, AtLeast: 1, BlackBox: true}}
+	require.Equal(t, reqs[:1], history.LandingFor(reqs, true))
+	require.Equal(t, reqs, history.LandingFor(reqs, false))
 }
 
 func TestLandingZombieSleepAtACrashPoint(t *testing.T) {

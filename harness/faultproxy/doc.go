@@ -46,6 +46,7 @@
 //	                          outboxchaos_lost_reply_mysql_watch (upstream)
 //	queue-error               outboxchaos_queue_error_rewrite (downstream), then
 //	                          outboxchaos_queue_error_refuse (upstream)
+//	commit-hold-mysql         outboxchaos_commit_hold_mysql (upstream)
 //
 // # Lost replies
 //
@@ -149,6 +150,18 @@
 // or compression makes the stream unreadable, so such a connection passes
 // untouched. A client's protocol is request/response, so when COMMIT is
 // sent no earlier reply is still on its way.
+//
+// # MySQL: a held COMMIT (commit-hold-mysql)
+//
+// The holder (upstream) finds COMMIT commands as the lost-reply watcher
+// does. The first one the fault may still hold (Times, default 1) is kept
+// back, with everything its client sends after it on that connection, for
+// Hold; then all of it goes on and the connection passes untouched. The
+// transaction's statements already ran, so its row locks stay held
+// meanwhile: a finalize caught this way is still open while its lease runs
+// out, as a process paused inside it would be. Removing the fault releases
+// what it holds at once. Proxy.Held lists each held COMMIT with when it
+// arrived and when it was sent on.
 //
 // Both parsers assume they start at a request or reply boundary. A toxic
 // added to an open connection sees the chunks read after it was added; a

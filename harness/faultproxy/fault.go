@@ -21,6 +21,7 @@ const (
 	LostReplyRedisAdd    Kind = "lost-reply-redis-add"
 	LostReplyMySQLCommit Kind = "lost-reply-mysql-commit"
 	QueueError           Kind = "queue-error"
+	CommitHoldMySQL      Kind = "commit-hold-mysql"
 )
 
 // Directions a toxic can act on.
@@ -33,7 +34,7 @@ const (
 
 // Kinds lists every fault kind in a fixed order.
 func Kinds() []Kind {
-	return []Kind{Latency, Blackhole, Reset, Down, Bandwidth, Slicer, LostReplyRedisAdd, LostReplyMySQLCommit, QueueError}
+	return []Kind{Latency, Blackhole, Reset, Down, Bandwidth, Slicer, LostReplyRedisAdd, LostReplyMySQLCommit, QueueError, CommitHoldMySQL}
 }
 
 // Fault describes one network fault. Only the fields of its Kind may be set;
@@ -55,8 +56,8 @@ type Fault struct {
 	// Average (bytes, > 0), Size (variation in bytes, < Average) and Delay
 	// (microseconds between slices) configure the slicer.
 	Average, Size, Delay int
-	// Times (lost reply) is how many replies to lose before passing
-	// everything; 0 means once.
+	// Times (lost reply, commit hold) is how many replies to lose, or
+	// COMMITs to hold, before passing everything; 0 means once.
 	Times int
 	// Probability (lost reply) that a matching request loses its reply,
 	// drawn from the run's seeded randomness; 0 means 1.
@@ -64,6 +65,8 @@ type Fault struct {
 	// Queue (queue-error, required) is the BullMQ queue whose writes Redis
 	// refuses; Prefix is its key prefix, "bull" when empty.
 	Queue, Prefix string
+	// Hold (commit-hold-mysql, > 0) is how long a COMMIT is held back.
+	Hold time.Duration
 }
 
 // field is one optional Fault field, for the per-kind applicability check.
@@ -85,6 +88,7 @@ var fields = []field{
 	{"Probability", func(f Fault) bool { return f.Probability != 0 }},
 	{"Queue", func(f Fault) bool { return f.Queue != "" }},
 	{"Prefix", func(f Fault) bool { return f.Prefix != "" }},
+	{"Hold", func(f Fault) bool { return f.Hold != 0 }},
 }
 
 // applies lists, per kind, the fields it reads.
@@ -98,6 +102,7 @@ var applies = map[Kind][]string{
 	LostReplyRedisAdd:    {"Times", "Probability"},
 	LostReplyMySQLCommit: {"Times", "Probability"},
 	QueueError:           {"Queue", "Prefix"},
+	CommitHoldMySQL:      {"Times", "Hold"},
 }
 
 // Validate reports the first thing wrong with f, saying what to fix.
@@ -144,6 +149,13 @@ func (f Fault) validateKind() error {
 		return f.validateSlicer()
 	case QueueError:
 		return f.validateQueue()
+	case CommitHoldMySQL:
+		if f.Times < 0 {
+			return fmt.Errorf("times %d: want >= 0 (0 means once)", f.Times)
+		}
+		if f.Hold <= 0 {
+			return fmt.Errorf("hold %v: want > 0, how long a COMMIT is held back", f.Hold)
+		}
 	case LostReplyRedisAdd, LostReplyMySQLCommit:
 		if f.Times < 0 {
 			return fmt.Errorf("times %d: want >= 0 (0 means once)", f.Times)

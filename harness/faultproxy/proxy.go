@@ -40,6 +40,7 @@ type installed struct {
 	toxics []string // toxiproxy names, in the order they were added
 	lost   *lostReply
 	refuse *queueError
+	hold   *commitHold
 	key    string
 }
 
@@ -82,6 +83,14 @@ func (p *Proxy) Add(f Fault) (string, error) {
 		inst.key = queueErrors.register(inst.refuse)
 		if err := p.addToxics(inst, queueErrorToxics(id, inst.key)); err != nil {
 			queueErrors.unregister(inst.key)
+			return "", err
+		}
+	case CommitHoldMySQL:
+		inst.hold = newCommitHold(f.times(), f.Hold)
+		inst.key = commitHolds.register(inst.hold)
+		spec := toxicSpec{Name: id + "-hold", Type: commitHoldToxicType, Stream: Upstream, Attributes: map[string]string{"fault": inst.key}}
+		if err := p.addToxics(inst, []toxicSpec{spec}); err != nil {
+			commitHolds.unregister(inst.key)
 			return "", err
 		}
 	default:
@@ -166,6 +175,20 @@ func (p *Proxy) Refused(id string) (refused, answered int, err error) {
 	return refused, answered, nil
 }
 
+// Held lists, for a commit-hold fault, the COMMITs it has held so far.
+func (p *Proxy) Held(id string) ([]HeldCommit, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	inst, ok := p.faults[id]
+	if !ok {
+		return nil, fmt.Errorf("link %s: no active fault %q (active: %s)", p.name, id, p.activeLocked())
+	}
+	if inst.hold == nil {
+		return nil, fmt.Errorf("link %s: fault %s is %s, not a commit-hold fault", p.name, id, inst.kind)
+	}
+	return inst.hold.held(), nil
+}
+
 func (p *Proxy) healLocked() error {
 	var errs []error
 	for i := len(p.order) - 1; i >= 0; i-- {
@@ -188,6 +211,9 @@ func (p *Proxy) removeLocked(inst *installed) error {
 	}
 	if inst.refuse != nil {
 		queueErrors.unregister(inst.key)
+	}
+	if inst.hold != nil {
+		commitHolds.unregister(inst.key)
 	}
 	if inst.kind == Down {
 		p.down--

@@ -21,6 +21,7 @@ func init() {
 	toxics.Register(mysqlDropToxicType, new(mysqlDropToxic))
 	toxics.Register(redisRefuseToxicType, new(redisRefuseToxic))
 	toxics.Register(redisRewriteToxicType, new(redisRewriteToxic))
+	toxics.Register(commitHoldToxicType, new(commitHoldToxic))
 }
 
 // Compile-time checks of the optional toxic capabilities toxiproxy looks
@@ -39,5 +40,7 @@ var (
 	_ toxics.CleanupToxic  = (*redisRefuseToxic)(nil)
 	_ toxics.StatefulToxic = (*redisRewriteToxic)(nil)
 	_ toxics.CleanupToxic  = (*redisRewriteToxic)(nil)
+	_ toxics.StatefulToxic = (*commitHoldToxic)(nil)
+	_ toxics.CleanupToxic  = (*commitHoldToxic)(nil)
 	_ toxics.Toxic         = (*seededSlicer)(nil)
 )

@@ -14,6 +14,12 @@ const (
 	// point: the pause-at fault's window) while the lease of a claim it held ran out, with the job
 	// already created and the finalize not yet written.
 	LandZombie = "zombie"
+	// LandFinalizeHeld: an instance's finalize of a claim ran while the
+	// harness held the transaction's COMMIT back (the finalize trap), and
+	// the claim's lease ran out before the COMMIT went on: the finalize's
+	// row locks were held across its lease end, where a recovery or a
+	// claim by id meets them.
+	LandFinalizeHeld = "finalize-held"
 	// LandDeadOwner: an instance died holding a claim that was not closed
 	// before its lease ran out (an expired claim of a dead owner).
 	LandDeadOwner = "dead-owner"
@@ -45,4 +51,20 @@ type Requirement struct {
 	Target  string `json:"target,omitempty"`  // the dependency of an outage
 	AtLeast int    `json:"at_least"`          // landings needed
 	Planned int    `json:"planned,omitempty"` // how many the schedule tries, when it counts them
+	// BlackBox: only for a dispatcher without crash points, where the
+	// schedule reaches this window from outside; with crash points it
+	// places the fault at a crash point instead.
+	BlackBox bool `json:"black_box,omitempty"`
+}
+
+// LandingFor is the requirements a run states: all of reqs, less those
+// meant only for black boxes when the dispatcher has crash points.
+func LandingFor(reqs []Requirement, crashPoints bool) []Requirement {
+	out := make([]Requirement, 0, len(reqs))
+	for _, r := range reqs {
+		if !r.BlackBox || !crashPoints {
+			out = append(out, r)
+		}
+	}
+	return out
 }

@@ -48,6 +48,12 @@
 //   - the pause trap (PauseTrap) SIGSTOPs the instance for a span past its
 //     lease, SIGCONTs it, and waits a settle span; it re-arms until one pause
 //     lands or its deadline passes.
+//   - the finalize trap (FinalizeTrap) holds the instance's next COMMIT on
+//     its MySQL link (faultproxy's commit-hold-mysql) for a span past its
+//     lease: the finalize's statements ran, its row locks outlive the lease
+//     while others recover and claim, as a pause at before-finalize-commit
+//     would. It re-arms until one hold lands (a COMMIT caught within
+//     commitWait of the hit) or its deadline passes.
 //
 // Fault records (faults.jsonl), one per landed trap or missed try:
 //
@@ -62,15 +68,23 @@
 //	                               after kill and heal.
 //	pause-trap        instance     as window-trap (no link), plus for (pause length).
 //	                               Start: SIGSTOP; End: after resume and settle.
+//	finalize-trap     instance     as window-trap, plus held_at and released (when the
+//	                               COMMIT reached the proxy and went on), for (their
+//	                               distance). Start: the hold armed (after the hit,
+//	                               before the finalize); End: the COMMIT released.
 //	window-trap-miss  instance     slot, reason, signals (creations seen while armed),
 //	pause-trap-miss                not_held (of those, not the instance's), dropped
-//	                               (signals lost to a full buffer). Start: armed; End:
-//	                               given up.
+//	finalize-trap-miss             (signals lost to a full buffer); a finalize trap whose
+//	                               hold caught no COMMIT has slot, reason, job. Start:
+//	                               armed; End: given up.
 //
 // A landed trap's kill or pause fell after the add of an event the instance
 // held and before that instance finalized it: at the match the event was
 // still processing under its claim. A landing check counts window-trap
 // records against the planned number (the scenario's "crashes" param).
+// A landed finalize trap counts (history.LandFinalizeHeld) only when the
+// history shows the instance's finalize of a claim inside its span and the
+// claim's lease ending after that finalize and before the release.
 //
 // # Clock skew
 //

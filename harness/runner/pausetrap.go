@@ -53,6 +53,20 @@ func (n *Nemesis) PauseTrap(ctx context.Context, slot string, d, settle, deadlin
 // replies delayed; on a hit the instance is already stopped when it returns.
 // A try without a hit is recorded as a miss.
 func (n *Nemesis) armForPause(ctx context.Context, slot string, d time.Duration) (supervisor.Hit, string, *matcher, error) {
+	return n.armForHit(ctx, slot, d, FaultPauseTrapMiss, func() string {
+		if err := n.sup.Pause(slot); err != nil {
+			return "the instance could not be paused: " + err.Error()
+		}
+		return ""
+	})
+}
+
+// armForHit waits up to d for a hit on the slot's instance, with its Redis
+// replies delayed (its add lands, it learns so only later), and springs the
+// trap on a hit before the delay is lifted. spring returns why it could not
+// spring ("" when it did). A try without a hit, or whose spring failed, is
+// recorded as a miss of kind missKind and returns no hit.
+func (n *Nemesis) armForHit(ctx context.Context, slot string, d time.Duration, missKind string, spring func() string) (supervisor.Hit, string, *matcher, error) {
 	redisLink := n.links["redis/"+slot]
 	sub := n.obs.Subscribe(signalBuffer)
 	defer sub.Close()
@@ -60,7 +74,7 @@ func (n *Nemesis) armForPause(ctx context.Context, slot string, d time.Duration)
 	instance := n.sup.Instances()[slot]
 	slow, err := redisLink.Add(faultproxy.Fault{Kind: faultproxy.Latency, Latency: windowLatency, Direction: faultproxy.Downstream})
 	if err != nil {
-		return supervisor.Hit{}, instance, nil, fmt.Errorf("pause trap %s: delay redis replies: %w", slot, err)
+		return supervisor.Hit{}, instance, nil, fmt.Errorf("trap %s: delay redis replies: %w", slot, err)
 	}
 	defer func() { _ = redisLink.Remove(slow) }()
 	tctx, cancel := context.WithTimeout(ctx, d)
@@ -83,12 +97,12 @@ func (n *Nemesis) armForPause(ctx context.Context, slot string, d time.Duration)
 	}
 	if hit.Job == "" {
 		if ctx.Err() == nil {
-			n.recordMiss(FaultPauseTrapMiss, slot, instance, armed, missReason(tctx.Err(), d), m)
+			n.recordMiss(missKind, slot, instance, armed, missReason(tctx.Err(), d), m)
 		}
 		return hit, instance, m, nil
 	}
-	if err := n.sup.Pause(slot); err != nil {
-		n.recordMiss(FaultPauseTrapMiss, slot, instance, armed, "the instance could not be paused: "+err.Error(), m)
+	if why := spring(); why != "" {
+		n.recordMiss(missKind, slot, instance, armed, why, m)
 		return supervisor.Hit{}, instance, m, nil
 	}
 	return hit, instance, m, nil

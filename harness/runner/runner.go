@@ -290,7 +290,7 @@ func (r *run) startRecorder(ctx context.Context) error {
 		Environment: r.o.Env.Name(), Versions: versions, Command: r.o.Command, Prefix: r.prefix,
 		Queues: r.queues, Tuning: honoured(s.Tuning, r.o.Adapter.Capabilities()), Waived: s.Waived,
 		Exercises: append([]string(nil), s.Exercises...), Started: time.Now().UTC(),
-		Landing:  append([]history.Requirement(nil), s.Landing...),
+		Landing:  history.LandingFor(s.Landing, r.o.Adapter.Capabilities().CrashPoints),
 		Consumer: s.Consumer, RemoveOnEnd: s.RemoveOnComplete, Conventions: conventionsOf(r.o.Adapter),
 		Ordering: r.o.Adapter.Capabilities().Ordering,
 	})

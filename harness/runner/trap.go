@@ -100,19 +100,29 @@ func (n *Nemesis) trapWindow(ctx context.Context, slot string, deadline time.Dur
 	hits := make(chan supervisor.Hit)
 	m := newMatcher(n, slot, sub)
 	go m.run(tctx, hits)
+	undelayed := false
 	trap, err := n.sup.TrapWindow(tctx, slot, hits, func() (func() error, error) {
 		id, err := link.Add(faultproxy.Fault{Kind: faultproxy.Blackhole})
+		// The instance is stopped, not yet killed: its sockets still take
+		// the held replies, so the delay comes off at once. Removed after
+		// the kill, toxiproxy can take many seconds (15 s seen) to take it
+		// off the dead client's connection, and the link, the next trap on
+		// the slot and the restarted instance's Redis replies all wait.
+		undelayed = redisLink.Remove(slow) == nil
 		return func() error { return link.Remove(id) }, err
 	})
 	cancel()
 	res := tryResult{landed: trap.JobID != "", signals: m.wait()}
-	if res.landed {
-		// Removing the delay from the link of a killed client can take
-		// toxiproxy many seconds (15 s seen): do it without holding up the
-		// next trap; the link's next fault or heal waits for it.
+	switch {
+	case undelayed:
+	case res.landed:
+		// Not removed before the kill: do it without holding up the next
+		// trap; the link's next fault or heal waits for it.
 		go func() { _ = redisLink.Remove(slow) }()
-	} else if rmErr := redisLink.Remove(slow); rmErr != nil && err == nil {
-		return res, fmt.Errorf("window trap %s: remove the reply delay: %w", slot, rmErr)
+	default:
+		if rmErr := redisLink.Remove(slow); rmErr != nil && err == nil {
+			return res, fmt.Errorf("window trap %s: remove the reply delay: %w", slot, rmErr)
+		}
 	}
 	if err != nil && !res.landed && ctx.Err() == nil {
 		n.recordMiss(FaultWindowTrapMiss, slot, instance, armed, missReason(err, deadline), m)

@@ -2,12 +2,14 @@ package runner
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
@@ -35,11 +37,14 @@ type trapRig struct {
 	n   *Nemesis
 	rdb *redis.Client
 	rec *history.Recorder
+	dsn string // the test database, for connections through the slot's MySQL link
 }
 
 func newTrapRig(t *testing.T) *trapRig {
 	t.Helper()
-	db, _ := localtest.MySQL(t)
+	db, dsn := localtest.MySQL(t)
+	cfg, err := mysql.ParseDSN(dsn)
+	require.NoError(t, err)
 	m := schema.Reference()
 	for _, stmt := range m.DDL {
 		_, err := db.Exec(stmt)
@@ -53,7 +58,7 @@ func newTrapRig(t *testing.T) *trapRig {
 	proxy := faultproxy.NewServer(rand.New(rand.NewSource(1)))
 	t.Cleanup(func() { _ = proxy.Close() })
 	links := map[string]*faultproxy.Proxy{}
-	for dep, up := range map[string]string{"mysql": "127.0.0.1:1", "redis": redisSrv.Addr()} {
+	for dep, up := range map[string]string{"mysql": cfg.Addr, "redis": redisSrv.Addr()} {
 		p, err := proxy.Link(dep+"/d1", up)
 		require.NoError(t, err)
 		links[dep+"/d1"] = p
@@ -62,9 +67,9 @@ func newTrapRig(t *testing.T) *trapRig {
 	t.Cleanup(func() { require.NoError(t, sup.Close()) })
 	n := &Nemesis{sup: sup, proxy: proxy, links: links, rec: rec, draws: newDraws(1),
 		slots: []string{"d1"}, slotEnv: map[string]map[string]string{"d1": {}}, db: db, obs: obs, schema: m}
-	_, err := sup.Start(localtest.Context(t), "d1", map[string]string{})
+	_, err = sup.Start(localtest.Context(t), "d1", map[string]string{})
 	require.NoError(t, err)
-	return &trapRig{n: n, rdb: rdb, rec: rec}
+	return &trapRig{n: n, rdb: rdb, rec: rec, dsn: dsn}
 }
 
 // claim inserts an event of job held by the slot's current instance, and
@@ -191,4 +196,88 @@ func TestPauseTrapStopsTheHolderPastItsLease(t *testing.T) {
 	require.Equal(t, []string{"start", "stop", "cont"}, acts)
 	require.True(t, r.n.alive("d1"))
 	require.Equal(t, inst, r.n.sup.Instances()["d1"], "the zombie runs on")
+}
+
+// viaLink opens one connection to the test database through the slot's
+// MySQL link, as the instance's own would be.
+func (r *trapRig) viaLink(t *testing.T) *sql.DB {
+	t.Helper()
+	cfg, err := mysql.ParseDSN(r.dsn)
+	require.NoError(t, err)
+	cfg.Addr = r.n.links["mysql/d1"].Addr()
+	db, err := sql.Open("mysql", cfg.FormatDSN())
+	require.NoError(t, err)
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// The finalize trap holds the instance's finalize after its add: the
+// UPDATE runs, its COMMIT waits in the proxy for the hold, the row stays
+// locked meanwhile, and the span is recorded from the arming to the
+// release.
+func TestFinalizeTrapHoldsTheCommitAfterTheAdd(t *testing.T) {
+	r := newTrapRig(t)
+	ctx := localtest.Context(t)
+	held := r.claim(t, "job-a", "job-b")
+	inst := r.n.sup.Instances()["d1"]
+	db := r.viaLink(t)
+	require.NoError(t, db.PingContext(ctx))
+	committed := make(chan error, 1)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		if err := r.add(ctx, addBullMQ, "7", `{"jobId":"job-a"}`); err != nil {
+			committed <- err
+			return
+		}
+		time.Sleep(windowLatency) // the instance learns of its add this late
+		tx, err := db.BeginTx(ctx, nil)
+		if err == nil {
+			_, err = tx.ExecContext(ctx, "UPDATE outbox_events SET status = 'published' WHERE id = ?", held)
+		}
+		if err == nil {
+			err = tx.Commit()
+		}
+		committed <- err
+	}()
+	hold := 700 * time.Millisecond
+	landed, err := r.n.FinalizeTrap(ctx, "d1", hold, 50*time.Millisecond, 10*time.Second)
+	require.NoError(t, err)
+	require.True(t, landed)
+	require.NoError(t, <-committed)
+	run := r.rec.Snapshot()
+	require.Len(t, run.Faults, 1)
+	f := run.Faults[0]
+	require.Equal(t, FaultFinalizeTrap, f.Kind)
+	require.Equal(t, inst, f.Target)
+	require.Equal(t, held, f.Params["events"])
+	heldAt, err := time.Parse(time.RFC3339Nano, f.Params["held_at"])
+	require.NoError(t, err)
+	require.True(t, heldAt.After(f.Start), "armed before the COMMIT came")
+	require.GreaterOrEqual(t, f.End.Sub(heldAt), hold)
+	require.True(t, r.n.alive("d1"), "a held COMMIT stops nothing else")
+}
+
+// No COMMIT after the add (a finalize without a transaction, or none at
+// all): each try is a miss with its reason, and the trap gives up at its
+// deadline.
+func TestFinalizeTrapRecordsAMissWithoutACommit(t *testing.T) {
+	r := newTrapRig(t)
+	ctx := localtest.Context(t)
+	r.claim(t, "job-a", "job-b")
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		_ = r.add(ctx, addBullMQ, "7", `{"jobId":"job-a"}`)
+	}()
+	landed, err := r.n.FinalizeTrap(ctx, "d1", time.Second, 0, commitWait+3*time.Second)
+	require.NoError(t, err)
+	require.False(t, landed)
+	run := r.rec.Snapshot()
+	require.NotEmpty(t, run.Faults)
+	f := run.Faults[0]
+	require.Equal(t, FaultFinalizeTrapMiss, f.Kind)
+	require.Contains(t, f.Params["reason"], "no COMMIT came on the instance's MySQL link")
+	for _, f := range run.Faults {
+		require.NotEqual(t, FaultFinalizeTrap, f.Kind)
+	}
 }

@@ -22,7 +22,8 @@
 //
 // Planted bugs, chosen by OUTBOXCHAOS_PLANT (manifest-<bug>.yaml each):
 //
-//	unfenced-finalize   outcomes written by id alone (I5, zombie)
+//	unfenced-finalize   outcomes written by id alone, in a settle that outlives the round's
+//	                    lease deadline (I5, zombie)
 //	select-then-update  a plain SELECT, then an UPDATE by id with no guard (I5, contention)
 //	unbounded-attempts  never fails at max attempts (I7, redis-outage)
 //	no-lease-recovery   never takes over an expired claim (I8, crash-window)

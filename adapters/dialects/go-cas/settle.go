@@ -7,8 +7,18 @@ import (
 )
 
 // settle writes every verdict in one transaction. The fence is status and
-// token (the unfenced-finalize plant drops it); failures count the attempt.
+// token; failures count the attempt. The round's context ends with the
+// lease, so a settle never starts after it: an owner paused past its lease
+// wakes to a context already done and writes nothing. The unfenced-finalize
+// plant drops both fences: no guard on the writes, and a settle of its own
+// ("finish what was started", a lease long) that outlives the round, so a
+// woken zombie writes its outcomes by id over whoever took the rows over.
 func (e *engine) settle(ctx context.Context, token string, items []*item) error {
+	if e.o.bug == "unfenced-finalize" {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), e.o.lease)
+		defer cancel()
+	}
 	tx, err := e.db.BeginTx(ctx, rc)
 	if err != nil {
 		return err

@@ -23,7 +23,7 @@
 //
 // Planted bugs, chosen by OUTBOXCHAOS_PLANT (manifest-<bug>.yaml each):
 //
-//	no-backoff           a transient failure is due again at once (I6, redis-outage)
+//	no-backoff           a transient failure is due again at once (I6, queue-error)
 //	poison-as-transient  permanent failures are retried with backoff (I4, poison)
 //	no-jobid             adds without a custom jobId: the job is named by the
 //	                     queue's id counter, so a re-add makes a second job
