@@ -142,6 +142,16 @@
 //     A run whose pauses did not land is unknown (its landing requirement),
 //     never a pass.
 //
+// The Node.js dialects' first runs found bugs of their own, fixed in the
+// dialect: an instance restarted after a kill claimed a batch before its
+// Redis connection was ready, and every add failed at once ("redis not
+// ready (connect)"), spending six attempts in a second and failing valid
+// events (I2 in crash-window, rightly); they now wait for Redis before the
+// first claim and up to the publish timeout before an add. A claim ordered
+// by id under REPEATABLE READ locked the gap at the end of the table and
+// deadlocked the harness's producer (whose insert then aborted the run);
+// the claims now run under READ COMMITTED, in index order.
+//
 // # Known misses
 //
 //   - go-cas/unfenced-finalize in zombie: the pause trap lands (a claim held

@@ -84,7 +84,28 @@ class Dispatcher {
     });
   }
 
+  // redisReady resolves true once the Redis connection is ready, false
+  // after ms without it.
+  redisReady(ms) {
+    if (this.redis.status === 'ready') return Promise.resolve(true);
+    return new Promise((resolve) => {
+      let timer = null;
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      timer = setTimeout(() => {
+        this.redis.removeListener('ready', onReady);
+        resolve(false);
+      }, ms);
+      this.redis.once('ready', onReady);
+    });
+  }
+
   async run() {
+    // A fresh instance claims nothing before its Redis connection is up:
+    // each add would fail at once and spend the events' attempts.
+    while (!this.stopping && !(await this.redisReady(1000))) this.log('waiting for redis (' + this.redis.status + ')');
     while (!this.stopping) {
       let full = false;
       try {
@@ -158,7 +179,7 @@ class Dispatcher {
   }
 
   async add(job) {
-    if (this.redis.status !== 'ready') throw new Error('redis not ready (' + this.redis.status + ')');
+    if (!(await this.redisReady(this.cfg.publishTimeoutMs))) throw new Error('redis not ready (' + this.redis.status + ')');
     const opts = this.cfg.plant === 'no-job-id' ? {} : { jobId: job.id };
     const q = this.queues.get(job.queue_name);
     await withTimeout(q.add(ENQUEUE, { jobId: job.id }, opts), this.cfg.publishTimeoutMs, 'add');
