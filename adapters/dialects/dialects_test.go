@@ -45,7 +45,7 @@ var nodeSubset = map[string][]sized{
 	// land is unknown, and proves little): lease-expiry's random kills
 	// rarely find node-owner-round holding a claim, crash-window's trap
 	// kills owners after their add, leaving their claims to recover.
-	"node-owner-round":         {{"crash-window", 600}},   // recovery by the owner's own next round
+	"node-owner-round":         {{"crash-window", 800}},   // recovery by the owner's own next round
 	"node-attempts-at-failure": {{"queue-error", 300}},    // I6 and I7 judged from the history, attempts counted at failure
 	"node-dedupe":              {{"dedupe-horizon", 800}}, // BullMQ's own deduplication after removeOnComplete
 }

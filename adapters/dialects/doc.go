@@ -35,8 +35,8 @@
 //	                     counted at failure, not at the claim
 //	go-single  Go        one event per transaction (claim, add, finalize     BullMQ add under a global Redis lock (SET NX PX,
 //	                     one at a time); OUTBOX_BATCH_SIZE ignored           token-checked release), seed 001's design
-//	node-owner-round          Node.js  recovery by each instance at the start of its    real bullmq 5.81.5 Queue.add with jobId
-//	                                   own round, writing 'lease expired, owner <id>'
+//	node-owner-round          Node.js  recovery by each instance at the start of its    real bullmq 5.81.5 Queue.add with jobId and
+//	                                   own round, writing 'lease expired, owner <id>'    opts.deduplication (7-day ttl)
 //	                                   (seed 000's releaseExpiredLocks design)
 //	node-attempts-at-failure  Node.js  attempts counted at each transient failure, not   real bullmq Queue.add with jobId and
 //	                                   at the claim; an expired claim recovered only     opts.deduplication (7-day ttl)
@@ -150,7 +150,11 @@
 // first claim and up to the publish timeout before an add. A claim ordered
 // by id under REPEATABLE READ locked the gap at the end of the table and
 // deadlocked the harness's producer (whose insert then aborted the run);
-// the claims now run under READ COMMITTED, in index order.
+// the claims now run under READ COMMITTED, in index order. The whole
+// catalog failed node-owner-round in dedupe-horizon (I1), rightly: with the
+// jobId alone, a re-add after the consumer removed the job made a second
+// job; it now passes BullMQ's deduplication key with a week's ttl, as the
+// other two do (the no-job-id plant drops both).
 //
 // # Known misses
 //
