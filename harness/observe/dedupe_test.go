@@ -61,6 +61,20 @@ func TestDeduplicatedAddIsNotACreation(t *testing.T) {
 	}
 	require.Equal(t, "job-9", c.DataJobID)
 	require.Equal(t, "duplicated", add("job-9", time.Minute), "the hash still exists")
+	// The stream reader may lag the keyspace: wait until it read the add,
+	// or its "added" entry, read after the del below, is a new sight.
+	streamRead := func(id string, n int) func() bool {
+		return func() bool {
+			got := 0
+			for _, e := range rec.Snapshot().Stream {
+				if e.JobID == id {
+					got++
+				}
+			}
+			return got >= n
+		}
+	}
+	localtest.Eventually(t, "the add's stream entries read", streamRead("job-9", 2))
 
 	// The consumer completes and removes the job; the key outlives it.
 	require.NoError(t, rdb.LRem(ctx, "bull:q:wait", 0, "job-9").Err())
@@ -73,6 +87,7 @@ func TestDeduplicatedAddIsNotACreation(t *testing.T) {
 	// creation again.
 	require.Equal(t, "added", add("job-short", 150*time.Millisecond))
 	nextCreation(t, sub, "job-short")
+	localtest.Eventually(t, "the short add's stream entries read", streamRead("job-short", 2))
 	require.NoError(t, rdb.Del(ctx, "bull:q:job-short").Err())
 	localtest.Eventually(t, "the key's expiry", func() bool { return rdb.Exists(ctx, "bull:q:de:job-short").Val() == 0 })
 	require.Equal(t, "added", add("job-short", 150*time.Millisecond))
