@@ -35,6 +35,17 @@
 //	                     counted at failure, not at the claim
 //	go-single  Go        one event per transaction (claim, add, finalize     BullMQ add under a global Redis lock (SET NX PX,
 //	                     one at a time); OUTBOX_BATCH_SIZE ignored           token-checked release), seed 001's design
+//	node-owner-round          Node.js  recovery by each instance at the start of its    real bullmq 5.81.5 Queue.add with jobId and
+//	                                   own round, writing 'lease expired, owner <id>'    opts.deduplication (7-day ttl)
+//	                                   (seed 000's releaseExpiredLocks design)
+//	node-attempts-at-failure  Node.js  attempts counted at each transient failure, not   real bullmq Queue.add with jobId and
+//	                                   at the claim; an expired claim recovered only     opts.deduplication (7-day ttl)
+//	                                   after one more lease (a grace for slow owners),
+//	                                   token-checked, with a reason
+//	node-dedupe               Node.js  BullMQ 5's own opts.deduplication ({id: jobId,    real bullmq Queue.add with jobId and
+//	                                   ttl: OUTBOX_DEDUPE_TTL, 168h}) keeps a re-add a   opts.deduplication; a turned-away add
+//	                                   no-op after the consumer removed the job;         writes "deduplicated", not "added"
+//	                                   releases write 'released: ...'
 //
 // # Planted bugs
 //
@@ -58,6 +69,11 @@
 //	go-single  global-lock           global-lock                I5         zombie
 //	node-owner-round  app-clock-lease  app-clock-lease          I5         clock-skew (libfaketime;
 //	                                                                       clockskew_test.go)
+//	node-owner-round          no-backoff                     no-backoff                     I6  queue-error
+//	node-owner-round          no-job-id                      no-jobid                       I1  crash-window
+//	node-attempts-at-failure  recovery-overwrites-finalized  recovery-overwrites-finalized  I5  zombie
+//	node-dedupe               short-dedupe-ttl               (issue 13: dedupe ttl shorter  I1  dedupe-horizon
+//	                                                         than the crash window)
 //
 // (*) with the consumer leaving the jobs rows created, as crash-window does:
 // otherwise a retry after the lost reply often finds its job already run,
@@ -72,15 +88,30 @@
 // finds a claim held by a fast dispatcher; no-jobid is caught in
 // lost-reply-redis (the add ran, its reply was lost, the retry makes a
 // second numeric job; the test has the consumer leave the rows created).
-// recovery-overwrites-finalized is not planted: its window (a finalize
-// between the recovery's SELECT and its UPDATE) can only be hit reliably
-// with a pause at a crash point.
+// recovery-overwrites-finalized is planted in node-attempts-at-failure,
+// whose grace makes its window wide enough for a black box: the sweep notes
+// the claims it sees expired and recovers them a lease later, and the
+// planted UPDATE does so by id alone, so the finalize of an owner paused for
+// 1.5 leases (zombie's d2) lands in between and goes back to pending. In a
+// dispatcher that recovers in one statement the window is a SELECT's
+// width, hit reliably only with a pause at a crash point.
+//
+// The Node.js dialects wait for Redis before their first claim, so the
+// outage of redis-outage, which starts half a second into the run, often
+// finds them claiming nothing; queue-error (one queue's adds answered with
+// an error for longer than the retry budget) exercises their backoff and
+// attempts instead. node-owner-round declares its recovery reason
+// (conventions.recoveries), so a return with no backoff while a fault is in
+// effect is a retry unless it carries that reason: no-backoff is caught
+// rather than unknown.
 //
 // # The test
 //
-// dialects_test.go runs every Go dialect through a subset of the catalog as
-// a black box (seed 1) and requires every invariant to hold: pass, or not
-// exercised when the run gave it nothing to check. It then runs every
+// dialects_test.go runs every dialect through a subset of the catalog as a
+// black box (seed 1: four scenarios for a Go dialect, one for a Node.js
+// dialect, which skips without node, npm or its node_modules) and requires
+// every invariant to hold: pass, or not exercised when the run gave it
+// nothing to check. It then runs every
 // planted bug in its scenario and requires its invariant not to pass: a
 // fail, or unknown when the fault that exposes it did not land. Both are
 // skipped with -short.
@@ -112,6 +143,20 @@
 //     same signal, while the instance holds the event whose job was added.
 //     A run whose pauses did not land is unknown (its landing requirement),
 //     never a pass.
+//
+// The Node.js dialects' first runs found bugs of their own, fixed in the
+// dialect: an instance restarted after a kill claimed a batch before its
+// Redis connection was ready, and every add failed at once ("redis not
+// ready (connect)"), spending six attempts in a second and failing valid
+// events (I2 in crash-window, rightly); they now wait for Redis before the
+// first claim and up to the publish timeout before an add. A claim ordered
+// by id under REPEATABLE READ locked the gap at the end of the table and
+// deadlocked the harness's producer (whose insert then aborted the run);
+// the claims now run under READ COMMITTED, in index order. The whole
+// catalog failed node-owner-round in dedupe-horizon (I1), rightly: with the
+// jobId alone, a re-add after the consumer removed the job made a second
+// job; it now passes BullMQ's deduplication key with a week's ttl, as the
+// other two do (the no-job-id plant drops both).
 //
 // # Known misses
 //

@@ -97,6 +97,19 @@
 // from where they were, records a keyspace Gap for the time it was off, and
 // rescans the job hashes as after a reconnect.
 //
+// # BullMQ's own deduplication
+//
+// An add with opts.deduplication (bullmq 5.x and 6.x) sets the key
+// <prefix>:<q>:de:<id> NX, with a PX ttl when given, inside the add. Its name
+// has a ':' after the queue, so it is never a job hash: its SET, its expiry
+// and its deletion record no KeyNote, signal no creation, and neither the
+// rescan nor ScanFinal lists it. An add turned away by a live key writes no
+// hash and pushes nothing; it writes a "debounced" and a "deduplicated"
+// stream entry (jobId: the job that holds the key; deduplicationId and
+// deduplicatedJobId in Extra), recorded as they are and never counted as a
+// creation, which only an "added" entry or a new job hash is
+// (dedupe_test.go; the node-dedupe dialect shows it with the real bullmq).
+//
 // # Creation signal
 //
 // Subscribe gives live traps a direct signal of every job the observer

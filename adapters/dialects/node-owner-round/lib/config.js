@@ -10,7 +10,7 @@ class ConfigError extends Error {}
 // Planted bugs this dialect can run with (OUTBOXCHAOS_PLANT), for the
 // harness's own tests: each breaks one promise of the contract on purpose.
 const PLANTS = {
-  'no-job-id': 'adds without a custom jobId, so BullMQ numbers the job itself',
+  'no-job-id': 'adds without a custom jobId (and so without its deduplication key), so BullMQ numbers the job itself',
   'no-backoff': 'returns a transient failure to pending with available_at = NOW(6)',
   'app-clock-lease': 'writes locked_until from its own clock (Date.now() + lease) instead of NOW(6) + lease',
 };

@@ -8,7 +8,8 @@ const IORedis = require('ioredis');
 const { Outbox } = require('./outbox');
 
 const ENQUEUE = 'ai.job.enqueue';
-const MARGIN_MS = 100; // slack kept between the end of an add and the lease end
+const MARGIN_MS = 100;
+const DEDUPE_TTL_MS = 7 * 24 * 3600 * 1000; // how long a jobId stays deduplicated after its add // slack kept between the end of an add and the lease end
 
 // jobIdProblem returns why id cannot be a BullMQ custom jobId, or ''.
 // All digits of any length is refused: BullMQ's own parseInt round trip
@@ -84,7 +85,28 @@ class Dispatcher {
     });
   }
 
+  // redisReady resolves true once the Redis connection is ready, false
+  // after ms without it.
+  redisReady(ms) {
+    if (this.redis.status === 'ready') return Promise.resolve(true);
+    return new Promise((resolve) => {
+      let timer = null;
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      timer = setTimeout(() => {
+        this.redis.removeListener('ready', onReady);
+        resolve(false);
+      }, ms);
+      this.redis.once('ready', onReady);
+    });
+  }
+
   async run() {
+    // A fresh instance claims nothing before its Redis connection is up:
+    // each add would fail at once and spend the events' attempts.
+    while (!this.stopping && !(await this.redisReady(1000))) this.log('waiting for redis (' + this.redis.status + ')');
     while (!this.stopping) {
       let full = false;
       try {
@@ -158,8 +180,12 @@ class Dispatcher {
   }
 
   async add(job) {
-    if (this.redis.status !== 'ready') throw new Error('redis not ready (' + this.redis.status + ')');
-    const opts = this.cfg.plant === 'no-job-id' ? {} : { jobId: job.id };
+    if (!(await this.redisReady(this.cfg.publishTimeoutMs))) throw new Error('redis not ready (' + this.redis.status + ')');
+    // The jobId makes a re-add a no-op while the job hash exists; the
+    // deduplication key (BullMQ 5, a week's ttl) keeps it one after the
+    // consumer removed the job (removeOnComplete), which the jobId alone
+    // does not survive.
+    const opts = this.cfg.plant === 'no-job-id' ? {} : { jobId: job.id, deduplication: { id: job.id, ttl: DEDUPE_TTL_MS } };
     const q = this.queues.get(job.queue_name);
     await withTimeout(q.add(ENQUEUE, { jobId: job.id }, opts), this.cfg.publishTimeoutMs, 'add');
   }

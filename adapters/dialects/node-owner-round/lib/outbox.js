@@ -28,6 +28,9 @@ class Outbox {
     const conn = await this.pool.getConnection();
     let healthy = true;
     try {
+      // READ COMMITTED: the claim's locking read locks the rows it takes and
+      // no gaps, so it never holds up (or deadlocks) a producer's insert.
+      await conn.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED');
       await conn.beginTransaction();
       const out = await fn(conn);
       await conn.commit();

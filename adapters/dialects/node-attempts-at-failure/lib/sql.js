@@ -1,0 +1,123 @@
+'use strict';
+// The outbox statements, on the contract's reference schema. Every time
+// written is NOW(6) plus an interval: the database's clock, never ours.
+//
+// attempts is counted at each transient failure (failRetry), never at the
+// claim: a claim lost to a crash or a recovery costs no attempt. Every write
+// of a claimed row is fenced by status = 'processing' and the claim's token.
+
+const crypto = require('node:crypto');
+
+const TIMEOUT = 5000;
+
+const us = (ms) => Math.max(0, Math.round(ms * 1000));
+
+function outbox(pool, cfg) {
+  const run = async (conn, sql, values) => (await conn.query({ sql, values, timeout: TIMEOUT }))[0];
+
+  // claim: SKIP LOCKED on the claim index, one statement to take the rows;
+  // attempts is left alone.
+  async function claim() {
+    const token = crypto.randomBytes(12).toString('hex');
+    const conn = await pool.getConnection();
+    let rows = [];
+    try {
+      await conn.beginTransaction();
+      const due = await run(conn,
+        "SELECT id FROM outbox_events WHERE status = 'pending' AND available_at <= NOW(6) " +
+        'ORDER BY available_at, id LIMIT ? FOR UPDATE SKIP LOCKED', [cfg.batch]);
+      if (due.length > 0) {
+        const ids = due.map((d) => d.id);
+        await run(conn,
+          "UPDATE outbox_events SET status = 'processing', locked_by = ?, lock_token = ?, " +
+          'locked_until = NOW(6) + INTERVAL ? MICROSECOND WHERE id IN (?)', [cfg.me, token, us(cfg.lease), ids]);
+        rows = await run(conn,
+          'SELECT o.id, o.event_type, o.aggregate_id, o.attempts, a.id AS job, a.queue_name AS queue, a.status AS job_status ' +
+          'FROM outbox_events o LEFT JOIN ai_jobs a ON a.id = o.aggregate_id WHERE o.id IN (?)', [ids]);
+      }
+      await conn.commit();
+      conn.release();
+    } catch (err) {
+      conn.destroy();
+      throw err;
+    }
+    return { token, rows };
+  }
+
+  // expired lists the claims whose lease ran out: [{id, token}].
+  async function expired() {
+    const rows = await run(pool,
+      "SELECT id, lock_token FROM outbox_events WHERE status = 'processing' AND locked_until < NOW(6) ORDER BY id LIMIT 500", []);
+    return rows.map((r) => ({ id: String(r.id), token: r.lock_token }));
+  }
+
+  // recover returns one expired claim to pending with a reason, available_at
+  // untouched (a recovery is not a failure); false when the claim moved on.
+  async function recover(id, token) {
+    const res = await run(pool,
+      "UPDATE outbox_events SET status = 'pending', last_error = LEFT(CONCAT('lease expired, owner ', IFNULL(locked_by, '?'), ', recovered by ', ?), 1024), " +
+      'locked_by = NULL, lock_token = NULL, locked_until = NULL ' +
+      "WHERE id = ? AND status = 'processing' AND lock_token = ? AND locked_until < NOW(6)", [cfg.me, id, token]);
+    return res.affectedRows === 1;
+  }
+
+  // recoverBlind is the planted bug recovery-overwrites-finalized: the ids
+  // seen expired earlier go back to pending by id alone, whatever became of
+  // them since.
+  async function recoverBlind(ids) {
+    const res = await run(pool,
+      "UPDATE outbox_events SET status = 'pending', last_error = LEFT(CONCAT('lease expired, owner ', IFNULL(locked_by, '?'), ', recovered by ', ?), 1024), " +
+      'locked_by = NULL, lock_token = NULL, locked_until = NULL WHERE id IN (?)', [cfg.me, ids]);
+    return res.affectedRows;
+  }
+
+  // publish closes the event and moves its job created -> queued together.
+  async function publish(id, job, token) {
+    const conn = await pool.getConnection();
+    try {
+      await conn.beginTransaction();
+      const res = await run(conn,
+        "UPDATE outbox_events SET status = 'published', published_at = NOW(6), locked_by = NULL, lock_token = NULL, locked_until = NULL " +
+        "WHERE id = ? AND status = 'processing' AND lock_token = ?", [id, token]);
+      const mine = res.affectedRows === 1;
+      if (mine && job) await run(conn, "UPDATE ai_jobs SET status = 'queued' WHERE id = ? AND status = 'created'", [job]);
+      await conn.commit();
+      conn.release();
+      return mine;
+    } catch (err) {
+      conn.destroy();
+      throw err;
+    }
+  }
+
+  // failPermanent fails the event at once; attempts is left as it was.
+  async function failPermanent(id, token, why) {
+    await run(pool,
+      "UPDATE outbox_events SET status = 'failed', last_error = LEFT(?, 1024), locked_by = NULL, lock_token = NULL, locked_until = NULL " +
+      "WHERE id = ? AND status = 'processing' AND lock_token = ?", [why, id, token]);
+  }
+
+  // failRetry counts a transient failure: attempts + 1, then failed at the
+  // maximum, or pending again after delay ms.
+  async function failRetry(id, token, why, attemptsNow, delay) {
+    const last = attemptsNow >= cfg.maxAttempts;
+    await run(pool,
+      'UPDATE outbox_events SET attempts = ?, last_error = LEFT(?, 1024), ' +
+      (last ? "status = 'failed', " : "status = 'pending', available_at = NOW(6) + INTERVAL " + us(delay) + ' MICROSECOND, ') +
+      "locked_by = NULL, lock_token = NULL, locked_until = NULL WHERE id = ? AND status = 'processing' AND lock_token = ?",
+      [attemptsNow, why, id, token]);
+  }
+
+  // release gives claims back on shutdown, last_error and attempts kept.
+  async function release(ids, token) {
+    if (ids.length === 0) return 0;
+    const res = await run(pool,
+      "UPDATE outbox_events SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL " +
+      "WHERE id IN (?) AND status = 'processing' AND lock_token = ?", [ids, token]);
+    return res.affectedRows;
+  }
+
+  return { claim, expired, recover, recoverBlind, publish, failPermanent, failRetry, release };
+}
+
+module.exports = { outbox };

@@ -1,0 +1,113 @@
+'use strict';
+// The outbox's SQL, on the contract's reference schema. Times are the
+// database's: leases and backoffs are written as NOW(6) + an interval.
+//
+// Claims: one transaction takes due pending rows FOR UPDATE SKIP LOCKED and
+// marks them processing under a fresh token, counting the attempt (attempts
+// count claims). Every later write of a claimed row names that token and
+// status = 'processing', so a write by an owner whose claim was recovered
+// changes nothing. Recovery: any instance's sweep returns rows whose lease
+// ran out to pending, leaving last_error and available_at as they were.
+
+const { randomUUID } = require('node:crypto');
+
+const STATEMENT_MS = 5000;
+
+function ms2us(ms) {
+  return Math.max(0, Math.round(ms * 1000));
+}
+
+class Store {
+  constructor(pool, settings) {
+    this.pool = pool;
+    this.s = settings;
+  }
+
+  async q(conn, sql, values) {
+    const [out] = await conn.query({ sql, timeout: STATEMENT_MS, values });
+    return out;
+  }
+
+  // inTx runs body(conn) inside one READ COMMITTED transaction: its locking
+  // reads lock the rows they return and no gaps, so a producer's insert never
+  // waits on a claim. A connection that saw an error is destroyed: its state
+  // is unknown.
+  async inTx(body) {
+    const conn = await this.pool.getConnection();
+    try {
+      await this.q(conn, 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED', []);
+      await conn.beginTransaction();
+      const out = await body(conn);
+      await conn.commit();
+      conn.release();
+      return out;
+    } catch (err) {
+      conn.destroy();
+      throw err;
+    }
+  }
+
+  // sweep returns every expired claim to pending and tells how many.
+  async sweep() {
+    const res = await this.q(this.pool,
+      `UPDATE outbox_events SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
+        WHERE status = 'processing' AND locked_until < NOW(6)`, []);
+    return res.affectedRows;
+  }
+
+  // claim takes up to batch due events with their jobs rows, under one
+  // token; it returns {token, rows}.
+  async claim() {
+    const token = randomUUID();
+    const rows = await this.inTx(async (conn) => {
+      const due = await this.q(conn,
+        `SELECT id FROM outbox_events WHERE status = 'pending' AND available_at <= NOW(6)
+          ORDER BY available_at, id LIMIT ? FOR UPDATE SKIP LOCKED`, [this.s.batch]);
+      if (due.length === 0) return [];
+      const ids = due.map((r) => r.id);
+      await this.q(conn,
+        `UPDATE outbox_events SET status = 'processing', attempts = attempts + 1, locked_by = ?, lock_token = ?,
+                locked_until = NOW(6) + INTERVAL ? MICROSECOND
+          WHERE id IN (?)`, [this.s.instance, token, ms2us(this.s.leaseMs), ids]);
+      return this.q(conn,
+        `SELECT e.id, e.event_type, e.aggregate_id, e.attempts, j.id AS job_id, j.queue_name, j.status AS job_status
+           FROM outbox_events e LEFT JOIN ai_jobs j ON j.id = e.aggregate_id
+          WHERE e.id IN (?) ORDER BY e.id`, [ids]);
+    });
+    return { token, rows };
+  }
+
+  // published closes a claimed event and moves its job created -> queued, in
+  // one transaction; false when the claim was no longer ours.
+  async published(id, jobId, token) {
+    return this.inTx(async (conn) => {
+      const res = await this.q(conn,
+        `UPDATE outbox_events SET status = 'published', published_at = NOW(6), locked_by = NULL, lock_token = NULL,
+                locked_until = NULL WHERE id = ? AND status = 'processing' AND lock_token = ?`, [id, token]);
+      if (res.affectedRows !== 1) return false;
+      if (jobId !== null) {
+        await this.q(conn, `UPDATE ai_jobs SET status = 'queued' WHERE id = ? AND status = 'created'`, [jobId]);
+      }
+      return true;
+    });
+  }
+
+  async failed(id, token, reason) {
+    const res = await this.q(this.pool,
+      `UPDATE outbox_events SET status = 'failed', last_error = LEFT(?, 1024), locked_by = NULL, lock_token = NULL,
+              locked_until = NULL WHERE id = ? AND status = 'processing' AND lock_token = ?`, [reason, id, token]);
+    return res.affectedRows === 1;
+  }
+
+  // later returns a claimed event to pending after delayMs (a transient
+  // failure); delayMs 0 with a 'released: ' reason is a release.
+  async later(id, token, reason, delayMs) {
+    const res = await this.q(this.pool,
+      `UPDATE outbox_events SET status = 'pending', last_error = LEFT(?, 1024), available_at = NOW(6) + INTERVAL ? MICROSECOND,
+              locked_by = NULL, lock_token = NULL, locked_until = NULL
+        WHERE id = ? AND status = 'processing' AND lock_token = ?`, [reason, ms2us(delayMs), id, token]);
+    return res.affectedRows === 1;
+  }
+}
+
+module.exports = { Store };
