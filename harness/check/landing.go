@@ -73,6 +73,7 @@ var landingNoun = map[string][3]string{
 	history.LandOutageFailed:  {"event", "events", "met a transient failure inside the outage"},
 	history.LandOutageStalled: {"event", "events", "failed or waited inside the outage"},
 	history.LandQueueError:    {"add", "adds", "answered with the broken queue's error"},
+	history.LandCommitGap:     {"event", "events", "committed after a higher id was claimed"},
 }
 
 func judgeLanding(ix *index, req history.Requirement) Landing {
@@ -116,6 +117,8 @@ func countLanded(ix *index, req history.Requirement) int {
 		return ix.outageEvents(req.Target, true)
 	case history.LandQueueError:
 		return sumFaultParam(ix.run, func(k string) bool { return k == "queue-error" }, "answered")
+	case history.LandCommitGap:
+		return ix.commitGaps()
 	}
 	return 0
 }

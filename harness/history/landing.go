@@ -30,6 +30,10 @@ const (
 	// LandQueueError: Redis answered an add to the broken queue with the
 	// queue-error fault's error reply.
 	LandQueueError = "queue-error"
+	// LandCommitGap: an event whose transaction the producer held open
+	// sent its COMMIT after an event with a higher id had been claimed, so
+	// the lower id became visible behind the higher one.
+	LandCommitGap = "commit-gap"
 )
 
 // Requirement is one landing requirement of a scenario.

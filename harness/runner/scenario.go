@@ -31,7 +31,10 @@ type Scenario struct {
 	Events      int
 	Rate        float64 // events per second; 0 = as fast as the producer goes
 	Mix         workload.Mix
-	Tuning      history.Tuning
+	// Hold holds a share of the producer's transactions open, so ids
+	// commit out of order (workload.Hold); zero holds none.
+	Hold   workload.Hold
+	Tuning history.Tuning
 	// Consumer runs a worker that takes jobs during the run; RemoveOnComplete
 	// makes it delete job hashes on completion (the dedupe-horizon trap).
 	Consumer         bool
@@ -77,6 +80,9 @@ func (s Scenario) Validate() error {
 	}
 	if err := s.validateExercises(); err != nil {
 		return err
+	}
+	if err := s.Hold.Validate(); err != nil {
+		return fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
 	return validateTuning(s.Name, s.Tuning)
 }

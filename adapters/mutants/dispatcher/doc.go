@@ -77,6 +77,9 @@
 //	                               token-checked release) is trusted alone: claims read
 //	                               due pending AND all processing rows without row locks
 //	                               and take them by id with no lease; finalizes write by id
+//	cursor-claim                   claim: a row never claimed is taken only if its id is
+//	                               above the highest id this instance claimed (a
+//	                               high-water mark); retries (attempts > 0) by status
 //
 // # Modes (OUTBOXCHAOS_MODE)
 //

@@ -22,6 +22,7 @@ const (
 	BugOverwriteJobData            = "overwrite-job-data"
 	BugPublishedNotQueued          = "published-not-queued"
 	BugGlobalLock                  = "global-lock"
+	BugCursorClaim                 = "cursor-claim"
 )
 
 // Mode names: the values of OUTBOXCHAOS_MODE. A mode is a correct but slow
@@ -52,6 +53,7 @@ const (
 	claimSkipLocked       claimKind = iota // SELECT ... FOR UPDATE SKIP LOCKED, guarded UPDATE (base)
 	claimSelectThenUpdate                  // plain SELECT, UPDATE by id with no status guard (bug)
 	claimCompareAndSet                     // one row per transaction, UPDATE ... AND status = 'pending' (nest-single)
+	claimCursor                            // skip locked, but new rows only past a high-water mark of ids (bug)
 )
 
 // recoveryKind is how expired claims return to pending.
@@ -121,6 +123,7 @@ var bugs = []deviation{
 	{BugOverwriteJobData, func(f *flow) { f.add = addOverwrite }},
 	{BugPublishedNotQueued, func(f *flow) { f.queueJobs = false }},
 	{BugGlobalLock, func(f *flow) { f.exclusion = exclusionRedisLockOnly }},
+	{BugCursorClaim, func(f *flow) { f.claim = claimCursor }},
 }
 
 // modes lists the comparison designs.
