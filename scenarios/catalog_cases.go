@@ -1,8 +1,11 @@
 package scenarios
 
 import (
+	"context"
+	"fmt"
 	"time"
 
+	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
@@ -23,5 +26,27 @@ func commitOrderGaps() runner.Scenario {
 	// A held event must commit after a higher id was claimed, or there was
 	// no gap to fall into.
 	s.Landing = []history.Requirement{{Fault: history.LandCommitGap, AtLeast: 10}}
+	return s
+}
+
+// lockConflicts answers one instance's locking statements (its claims'
+// SELECT ... FOR UPDATE and UPDATE, its finalizes' locking read and
+// writes, its recoveries), one in ten, with InnoDB's deadlock (1213) or
+// lock wait timeout (1205) error instead of running them, for 5 s: what a
+// busy table answers (SKIP LOCKED claims on MySQL deadlock under load,
+// rails/solid_queue #531). The dispatcher must retry; no event may end
+// failed for it (I2), and nothing else may break.
+func lockConflicts() runner.Scenario {
+	s := base("lock-conflicts", "one instance's locking statements are answered, one in ten, with a deadlock (1213) or lock wait timeout (1205) for 5 s: retried, never an event failed", 2, 600)
+	s.Exercises = []string{"I2"}
+	share := 0.1
+	s.Params["share"] = fmt.Sprint(share)
+	s.Landing = []history.Requirement{{Fault: history.LandSQLError, AtLeast: 5}}
+	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+		if err := n.Sleep(ctx, 500*time.Millisecond); err != nil {
+			return err
+		}
+		return n.Network(ctx, "mysql", "d1", faultproxy.Fault{Kind: faultproxy.SQLError, Probability: share}, 5*time.Second)
+	}
 	return s
 }

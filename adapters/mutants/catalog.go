@@ -33,6 +33,7 @@ func Catalog() []Mutant {
 		{dispatcher.BugPublishedNotQueued, "marks the event published but never moves its job created -> queued", "I3", "crash-window"},
 		{dispatcher.BugGlobalLock, "trusts a Redis dispatch lock (SET NX PX lease, token-checked release) as its only exclusion: no row locks, no per-row lease, no fenced finalize, and the holder adopts every processing row; a holder paused past the lock's TTL overlaps the next one and overwrites what it finalized", "I5", "zombie"},
 		{dispatcher.BugCursorClaim, "claims new rows only past a high-water mark (id > the highest id it claimed; retries with attempts > 0 by status): an id handed out before the mark but committed after it is below the cursor and never claimed", "I2", "commit-order-gaps"},
+		{dispatcher.BugSQLErrorPermanent, "treats every SQL error as permanent: a finalize MySQL answers with a deadlock (1213) or a lock wait timeout (1205) fails the batch's events, valid ones included, instead of retrying", "I2", "lock-conflicts"},
 	}
 }
 

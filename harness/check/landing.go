@@ -74,6 +74,7 @@ var landingNoun = map[string][3]string{
 	history.LandOutageStalled: {"event", "events", "failed or waited inside the outage"},
 	history.LandQueueError:    {"add", "adds", "answered with the broken queue's error"},
 	history.LandCommitGap:     {"event", "events", "committed after a higher id was claimed"},
+	history.LandSQLError:      {"statement", "statements", "answered with a deadlock or lock wait timeout"},
 }
 
 func judgeLanding(ix *index, req history.Requirement) Landing {
@@ -119,6 +120,8 @@ func countLanded(ix *index, req history.Requirement) int {
 		return sumFaultParam(ix.run, func(k string) bool { return k == "queue-error" }, "answered")
 	case history.LandCommitGap:
 		return ix.commitGaps()
+	case history.LandSQLError:
+		return sumFaultParam(ix.run, func(k string) bool { return k == "sql-error" }, "answered")
 	}
 	return 0
 }

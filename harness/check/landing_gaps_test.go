@@ -37,3 +37,16 @@ func TestLandingCountsOnlyCommitsBehindAClaimedHigherID(t *testing.T) {
 	l = require1(t, gapRun(), history.Requirement{Fault: history.LandCommitGap, AtLeast: 2})
 	require.False(t, l.Met)
 }
+
+func TestLandingCountsSQLErrorAnswersOnly(t *testing.T) {
+	b := newBuilder("lock-conflicts").start(0, "d1")
+	b.fault("sql-error", "mysql/d1", 0, 100)
+	withParams(b, map[string]string{"refused": "9", "answered": "8"})
+	b.fault("queue-error", "redis", 0, 100)
+	withParams(b, map[string]string{"queue": "ai-bulk", "refused": "4", "answered": "4"})
+	run := b.finish(200, 300, true)
+	l := require1(t, run, history.Requirement{Fault: history.LandSQLError, AtLeast: 5})
+	require.Equal(t, 8, l.Landed, "only the ERR packets sent count, and only the sql-error fault's")
+	require.True(t, l.Met)
+	require.Equal(t, "8 statements answered with a deadlock or lock wait timeout; 5 needed", l.Reason)
+}

@@ -21,6 +21,10 @@ const (
 	LostReplyRedisAdd    Kind = "lost-reply-redis-add"
 	LostReplyMySQLCommit Kind = "lost-reply-mysql-commit"
 	QueueError           Kind = "queue-error"
+	// SQLError answers a share of the client's locking statements with a
+	// MySQL deadlock (1213) or lock wait timeout (1205) instead of running
+	// them (mysql_error.go).
+	SQLError Kind = "sql-error"
 )
 
 // Directions a toxic can act on.
@@ -33,7 +37,7 @@ const (
 
 // Kinds lists every fault kind in a fixed order.
 func Kinds() []Kind {
-	return []Kind{Latency, Blackhole, Reset, Down, Bandwidth, Slicer, LostReplyRedisAdd, LostReplyMySQLCommit, QueueError}
+	return []Kind{Latency, Blackhole, Reset, Down, Bandwidth, Slicer, LostReplyRedisAdd, LostReplyMySQLCommit, QueueError, SQLError}
 }
 
 // Fault describes one network fault. Only the fields of its Kind may be set;
@@ -59,6 +63,7 @@ type Fault struct {
 	// everything; 0 means once.
 	Times int
 	// Probability (lost reply) that a matching request loses its reply,
+	// or (sql-error) that a locking statement is answered with an error,
 	// drawn from the run's seeded randomness; 0 means 1.
 	Probability float64
 	// Queue (queue-error, required) is the BullMQ queue whose writes Redis
@@ -98,6 +103,7 @@ var applies = map[Kind][]string{
 	LostReplyRedisAdd:    {"Times", "Probability"},
 	LostReplyMySQLCommit: {"Times", "Probability"},
 	QueueError:           {"Queue", "Prefix"},
+	SQLError:             {"Probability"},
 }
 
 // Validate reports the first thing wrong with f, saying what to fix.
@@ -144,6 +150,10 @@ func (f Fault) validateKind() error {
 		return f.validateSlicer()
 	case QueueError:
 		return f.validateQueue()
+	case SQLError:
+		if f.Probability < 0 || f.Probability > 1 {
+			return fmt.Errorf("probability %v: want within [0, 1] (0 means 1)", f.Probability)
+		}
 	case LostReplyRedisAdd, LostReplyMySQLCommit:
 		if f.Times < 0 {
 			return fmt.Errorf("times %d: want >= 0 (0 means once)", f.Times)

@@ -21,6 +21,8 @@ func init() {
 	toxics.Register(mysqlDropToxicType, new(mysqlDropToxic))
 	toxics.Register(redisRefuseToxicType, new(redisRefuseToxic))
 	toxics.Register(redisRewriteToxicType, new(redisRewriteToxic))
+	toxics.Register(mysqlRefuseToxicType, new(mysqlRefuseToxic))
+	toxics.Register(mysqlAnswerToxicType, new(mysqlAnswerToxic))
 }
 
 // Compile-time checks of the optional toxic capabilities toxiproxy looks
@@ -39,5 +41,9 @@ var (
 	_ toxics.CleanupToxic  = (*redisRefuseToxic)(nil)
 	_ toxics.StatefulToxic = (*redisRewriteToxic)(nil)
 	_ toxics.CleanupToxic  = (*redisRewriteToxic)(nil)
+	_ toxics.StatefulToxic = (*mysqlRefuseToxic)(nil)
+	_ toxics.CleanupToxic  = (*mysqlRefuseToxic)(nil)
+	_ toxics.StatefulToxic = (*mysqlAnswerToxic)(nil)
+	_ toxics.CleanupToxic  = (*mysqlAnswerToxic)(nil)
 	_ toxics.Toxic         = (*seededSlicer)(nil)
 )

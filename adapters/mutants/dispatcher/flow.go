@@ -23,6 +23,7 @@ const (
 	BugPublishedNotQueued          = "published-not-queued"
 	BugGlobalLock                  = "global-lock"
 	BugCursorClaim                 = "cursor-claim"
+	BugSQLErrorPermanent           = "sql-error-permanent"
 )
 
 // Mode names: the values of OUTBOXCHAOS_MODE. A mode is a correct but slow
@@ -88,6 +89,9 @@ type flow struct {
 	backoff     bool // a transient failure pushes available_at out (false: no-backoff)
 	failAtMax   bool // a transient failure at max attempts fails (false: unbounded-attempts)
 	poisonFails bool // a permanent failure fails at once (false: poison-as-transient)
+	// sqlErrorFails: a MySQL error reply to the finalize fails the batch's
+	// events (true: sql-error-permanent); the base leaves them to recovery.
+	sqlErrorFails bool
 
 	// Comparison modes; zero values mean the contract's configuration.
 	tickLock     bool          // take the Redis dispatch lock for each tick, one batch per tick
@@ -124,6 +128,7 @@ var bugs = []deviation{
 	{BugPublishedNotQueued, func(f *flow) { f.queueJobs = false }},
 	{BugGlobalLock, func(f *flow) { f.exclusion = exclusionRedisLockOnly }},
 	{BugCursorClaim, func(f *flow) { f.claim = claimCursor }},
+	{BugSQLErrorPermanent, func(f *flow) { f.sqlErrorFails = true }},
 }
 
 // modes lists the comparison designs.
