@@ -24,7 +24,7 @@ func All() []runner.Scenario {
 		baseline(), crashWindow(), crashPoints(), contention(), leaseExpiry(), zombie(),
 		redisLatency(), redisOutage(), mysqlLatency(), mysqlOutage(),
 		queueError(), lostReplyRedis(), lostReplyMySQLCommit(), poison(), gracefulShutdown(),
-		dedupeHorizon(), redisRestart(), commitOrderGaps(), lockConflicts(), Random(),
+		dedupeHorizon(), redisRestart(), commitOrderGaps(), lockConflicts(), mysqlRestart(), Random(),
 	}
 	return list
 }

@@ -50,3 +50,46 @@ func lockConflicts() runner.Scenario {
 	}
 	return s
 }
+
+// mysqlRestart SIGKILLs the private MySQL server mid-load and starts it
+// again on the same port with its data, twice: InnoDB crash recovery runs,
+// every connection is cut mid-statement, claims and finalizes in flight are
+// rolled back or not. The second time instance d1 is paused (SIGSTOP)
+// across the whole restart, so it wakes holding connections to a server
+// that is gone and claims whose finalize it has still to write. Every
+// valid event must end published, each job created once. Only the local
+// environment can do this (NeedMySQLRestart); the others skip it with
+// their reason.
+func mysqlRestart() runner.Scenario {
+	s := base("mysql-restart", "MySQL SIGKILLed and restarted on the same port mid-load (crash recovery, connections cut mid-transaction), then again with d1 paused across it", 2, 800)
+	s.Rate = 150
+	s.Needs = []runner.Needs{runner.NeedMySQLRestart}
+	down := time.Second
+	s.Params["down"] = down.String()
+	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+		if err := n.Sleep(ctx, time.Second); err != nil {
+			return err
+		}
+		if err := n.RestartServer(ctx, "mysql", down); err != nil {
+			return err
+		}
+		if err := n.Sleep(ctx, 1500*time.Millisecond); err != nil {
+			return err
+		}
+		// d1 stops before the kill and wakes after the server is back.
+		return both(ctx,
+			func(ctx context.Context) error { return n.Pause(ctx, "d1", down+3*time.Second) },
+			func(ctx context.Context) error {
+				if err := n.Sleep(ctx, 500*time.Millisecond); err != nil {
+					return err
+				}
+				return n.RestartServer(ctx, "mysql", down)
+			})
+	}
+	// The restarts must hold an event up: a claim cut by one, a transient
+	// failure inside one, or an event produced inside one and claimed only
+	// after it (the producer itself waits the restart out, so it is mostly
+	// the first two; a dispatcher whose claims are short meets few).
+	s.Landing = []history.Requirement{{Fault: history.LandOutageStalled, Target: "mysql", AtLeast: 1}}
+	return s
+}

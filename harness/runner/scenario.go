@@ -20,6 +20,9 @@ const (
 	NeedCrashPoints  Needs = "crash-points"
 	NeedGracefulTerm Needs = "graceful-term"
 	NeedServerCtl    Needs = "server-control" // the environment can kill and restart servers
+	// NeedMySQLRestart: the environment can SIGKILL MySQL and start it
+	// again on the same port with its data (env.MySQLRestartInPlace).
+	NeedMySQLRestart Needs = "mysql-restart"
 )
 
 // Scenario is one named test: the instances, the workload, the fault schedule,
