@@ -54,9 +54,10 @@ func lockConflicts() runner.Scenario {
 // mysqlRestart SIGKILLs the private MySQL server mid-load and starts it
 // again on the same port with its data, twice: InnoDB crash recovery runs,
 // every connection is cut mid-statement, claims and finalizes in flight are
-// rolled back or not. The second time instance d1 is paused (SIGSTOP)
-// across the whole restart, so it wakes holding connections to a server
-// that is gone and claims whose finalize it has still to write. Every
+// rolled back or not. The second time instance d1 is paused across the
+// whole restart (asleep at after-enqueue with crash points, else SIGSTOP),
+// so it wakes holding connections to a server that is gone and a claim
+// whose finalize it has still to write, by then past its lease. Every
 // valid event must end published, each job created once. Only the local
 // environment can do this (NeedMySQLRestart); the others skip it with
 // their reason.
@@ -76,15 +77,24 @@ func mysqlRestart() runner.Scenario {
 		if err := n.Sleep(ctx, 1500*time.Millisecond); err != nil {
 			return err
 		}
-		// d1 stops before the kill and wakes after the server is back.
-		return both(ctx,
-			func(ctx context.Context) error { return n.Pause(ctx, "d1", down+3*time.Second) },
-			func(ctx context.Context) error {
-				if err := n.Sleep(ctx, 500*time.Millisecond); err != nil {
-					return err
-				}
-				return n.RestartServer(ctx, "mysql", down)
-			})
+		// d1 stops before the kill and wakes after the server is back:
+		// with crash points, asleep at after-enqueue (its claim held, the
+		// job added, the finalize still to write, past its lease), else
+		// SIGSTOPped wherever it is.
+		pause := func(ctx context.Context) error { return n.Pause(ctx, "d1", down+3*time.Second) }
+		wait := 500 * time.Millisecond
+		if n.HasCrashPoints() {
+			pause = func(ctx context.Context) error {
+				return n.PauseAt(ctx, "d1", "after-enqueue", 1, down+2500*time.Millisecond, time.Second)
+			}
+			wait = 1200 * time.Millisecond // the re-armed d1 starts and reaches its first add
+		}
+		return both(ctx, pause, func(ctx context.Context) error {
+			if err := n.Sleep(ctx, wait); err != nil {
+				return err
+			}
+			return n.RestartServer(ctx, "mysql", down)
+		})
 	}
 	// The restarts must hold an event up: a claim cut by one, a transient
 	// failure inside one, or an event produced inside one and claimed only
