@@ -87,3 +87,15 @@ func transportFailure(err error) bool {
 	}
 	return false
 }
+
+// lockConflicts are InnoDB's answers to a statement that met other
+// transactions' locks: a deadlock (1213, SQLSTATE 40001; InnoDB rolled the
+// transaction back) and a lock wait timeout (1205). Both say "try
+// restarting transaction": neither is about the events.
+var lockConflicts = map[uint16]bool{1213: true, 1205: true}
+
+// lockConflict tells whether err carries a lock conflict reply.
+func lockConflict(err error) bool {
+	var my *mysql.MySQLError
+	return errors.As(err, &my) && lockConflicts[my.Number]
+}

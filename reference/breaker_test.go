@@ -108,3 +108,10 @@ type redisReply string
 
 func (r redisReply) Error() string { return string(r) }
 func (redisReply) RedisError()     {}
+
+func TestLockConflictsRestartTheTransaction(t *testing.T) {
+	require.True(t, lockConflict(fmt.Errorf("finalize: %w", &mysql.MySQLError{Number: 1213, Message: "Deadlock found"})))
+	require.True(t, lockConflict(fmt.Errorf("claim: %w", &mysql.MySQLError{Number: 1205, Message: "Lock wait timeout exceeded"})))
+	require.False(t, lockConflict(fmt.Errorf("claim: %w", &mysql.MySQLError{Number: 1062, Message: "Duplicate entry"})))
+	require.False(t, lockConflict(errors.New("i/o timeout")))
+}

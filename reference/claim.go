@@ -54,6 +54,7 @@ func (d *Dispatcher) Claim(ctx context.Context) (*Batch, error) {
 	ctx, cancel := d.opContext(ctx)
 	defer cancel()
 	err = d.inTx(ctx, func(tx *sql.Tx) error {
+		b.Events = nil // a restarted transaction claims afresh
 		events, err := d.selectDue(ctx, tx)
 		if err != nil || len(events) == 0 {
 			return err

@@ -170,9 +170,28 @@ func (d *Dispatcher) opContext(ctx context.Context) (context.Context, context.Ca
 	return context.WithTimeout(ctx, d.cfg.Lease)
 }
 
+// lockRetries is how many times inTx starts a transaction again after
+// InnoDB answered one of its statements with a deadlock or a lock wait
+// timeout (doc.go, "Lock conflicts").
+const lockRetries = 3
+
 // inTx runs fn in one transaction (READ COMMITTED, set per connection by
-// OpenMySQL) and commits it; any error rolls back.
+// OpenMySQL) and commits it; any error rolls back. A lock conflict
+// (lockConflict) rolls back and runs fn again in a fresh transaction, up to
+// lockRetries times, after a pause growing by 10 ms a try: fn must start
+// from scratch each time.
 func (d *Dispatcher) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	for try := 0; ; try++ {
+		err := d.inTxOnce(ctx, fn)
+		if err == nil || try == lockRetries || !lockConflict(err) || ctx.Err() != nil {
+			return err
+		}
+		d.log.Info("transaction restarted after a lock conflict", "try", try+1, "error", err.Error())
+		wait(ctx, time.Duration(try+1)*10*time.Millisecond)
+	}
+}
+
+func (d *Dispatcher) inTxOnce(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

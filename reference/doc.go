@@ -122,6 +122,18 @@
 // a job a worker already moved on untouched. published and failed rows keep
 // locked_by and lock_token: the row shows who closed it.
 //
+// # Lock conflicts
+//
+// InnoDB may answer any locking statement with a deadlock (1213, SQLSTATE
+// 40001: it rolled the transaction back) or a lock wait timeout (1205),
+// most of all on a busy table. Neither says anything about the events, and
+// both say "try restarting transaction": a claim or a finalize rolls back
+// and runs its whole transaction again from its first statement, up to 3
+// more times, pausing 10, 20, then 30 ms. Only a transaction that still
+// meets a conflict then fails, and is handled as any error reply (a claim
+// is tried at the next poll; a finalize as below). A lease recovery, one
+// statement, runs again at its next round.
+//
 // # Transient failures and backoff
 //
 // An error reply about the event (a Redis error reply for its add, a MySQL

@@ -34,6 +34,7 @@ func (d *Dispatcher) finalize(ctx context.Context, b *Batch, fates []fate, withF
 	ctx, cancel := d.opContext(ctx)
 	defer cancel()
 	err := d.inTx(ctx, func(tx *sql.Tx) error {
+		rep = finalReport{published: map[string]int{}, failed: map[string]int{}} // a restarted transaction counts afresh
 		ours, err := lockOurs(ctx, tx, b)
 		if err != nil {
 			return err

@@ -24,7 +24,8 @@ func All() []runner.Scenario {
 		baseline(), crashWindow(), crashPoints(), contention(), leaseExpiry(), zombie(),
 		redisLatency(), redisOutage(), mysqlLatency(), mysqlOutage(),
 		queueError(), lostReplyRedis(), lostReplyMySQLCommit(), poison(), gracefulShutdown(),
-		dedupeHorizon(), redisRestart(), clockSkew(), ordering(), Random(),
+		dedupeHorizon(), redisRestart(), clockSkew(), ordering(),
+		commitOrderGaps(), lockConflicts(), mysqlRestart(), Random(),
 	}
 	return list
 }

@@ -34,6 +34,8 @@ func Catalog() []Mutant {
 		{dispatcher.BugGlobalLock, "trusts a Redis dispatch lock (SET NX PX lease, token-checked release) as its only exclusion: no row locks, no per-row lease, no fenced finalize, and the holder adopts every processing row; a holder paused past the lock's TTL overlaps the next one and overwrites what it finalized", "I5", "zombie"},
 		{dispatcher.BugAppClockLease, "takes locked_until from its own clock (time.Now() + lease, application time) instead of NOW(6) + lease: on an instance whose clock is behind by more than the lease every claim is over before it begins, and recovery hands its events to others while it still works on them", "I5", "clock-skew"},
 		{dispatcher.BugOrderAfterBackoff, "its per-aggregate order guard counts an earlier event of the aggregate only while it is due: an event waiting out its backoff after a transient failure is overtaken by a later one of the same aggregate (MassTransit #3512, gruelbox/transaction-outbox #198)", "I10", "ordering"},
+		{dispatcher.BugCursorClaim, "claims new rows only past a high-water mark (id > the highest id it claimed; retries with attempts > 0 by status): an id handed out before the mark but committed after it is below the cursor and never claimed", "I2", "commit-order-gaps"},
+		{dispatcher.BugSQLErrorPermanent, "treats every SQL error as permanent: a finalize MySQL answers with a deadlock (1213) or a lock wait timeout (1205) fails the batch's events, valid ones included, instead of retrying", "I2", "lock-conflicts"},
 	}
 }
 

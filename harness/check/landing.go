@@ -76,6 +76,8 @@ var landingNoun = map[string][3]string{
 	history.LandQueueError:    {"add", "adds", "answered with the broken queue's error"},
 	history.LandClockSkew:     {"claim", "claims", "made by an instance while its clock was skewed"},
 	history.LandOrderRetry:    {"event", "events", "met a transient failure with a later event of its aggregate committed"},
+	history.LandCommitGap:     {"event", "events", "committed after a higher id was claimed"},
+	history.LandSQLError:      {"statement", "statements", "answered with a deadlock or lock wait timeout"},
 }
 
 func judgeLanding(ix *index, req history.Requirement) Landing {
@@ -125,6 +127,10 @@ func countLanded(ix *index, req history.Requirement) int {
 		return ix.skewedClaims()
 	case history.LandOrderRetry:
 		return ix.retriedBeforeLater()
+	case history.LandCommitGap:
+		return ix.commitGaps()
+	case history.LandSQLError:
+		return sumFaultParam(ix.run, func(k string) bool { return k == "sql-error" }, "answered")
 	}
 	return 0
 }

@@ -159,3 +159,9 @@ func TestDoctorSaysWhatToInstall(t *testing.T) {
 	}
 	require.Equal(t, 1, f.dockerCalls, "Docker is asked once")
 }
+
+func TestOnlyTheLocalEnvironmentRestartsMySQLInPlace(t *testing.T) {
+	require.Empty(t, MySQLRestartInPlace(&localEnv{}))
+	require.Contains(t, MySQLRestartInPlace(&externalEnv{}), "never kills or restarts it")
+	require.Contains(t, MySQLRestartInPlace(&containerEnv{}), "new host port")
+}

@@ -47,6 +47,8 @@
 //	queue-error               outboxchaos_queue_error_rewrite (downstream), then
 //	                          outboxchaos_queue_error_refuse (upstream)
 //	commit-hold-mysql         outboxchaos_commit_hold_mysql (upstream)
+//	sql-error                 outboxchaos_sql_error_answer (downstream), then
+//	                          outboxchaos_sql_error_refuse (upstream)
 //
 // # Lost replies
 //
@@ -130,6 +132,36 @@
 // requests refused and the error replies rewritten (Proxy.Refused). A
 // token answered after the fault was removed reaches the client as Redis's
 // unknown-command error, still an error reply.
+//
+// # MySQL: lock conflicts (sql-error)
+//
+// A share (Probability, drawn per statement from the fault's seeded
+// generator; 0 means all) of the client's locking statements is answered
+// with InnoDB's deadlock or lock wait timeout error instead of running, as
+// a busy table answers them. A locking statement is a COM_QUERY or
+// COM_STMT_PREPARE whose SQL, past leading whitespace and comments, starts
+// with UPDATE or DELETE, or is a SELECT (or WITH) holding FOR UPDATE, FOR
+// SHARE or LOCK IN SHARE MODE. The refuser (upstream) parses command
+// packets as lost-reply-mysql-commit's watcher does and replaces a refused
+// one with the marker query "SELECT '<token>' AS <token>", so the
+// statement never reaches the server; it draws the answer, 1213 (SQLSTATE
+// 40001, "Deadlock found when trying to get lock; try restarting
+// transaction") or 1205 (HY000, "Lock wait timeout exceeded; try
+// restarting transaction"), one in two. The answerer (downstream) spots the
+// marker's result set as the lost-reply dropper does, drops it to its end
+// (the row holding the token, then the EOF or OK packet after it) and
+// sends in its place an ERR packet it builds itself: header 0xff, the code
+// (2 bytes, little-endian), '#', the SQLSTATE, the message, with sequence
+// id 1 (the first packet of the statement's reply). The fault counts the
+// statements refused and the ERR packets sent (Proxy.Refused).
+//
+// Limits. InnoDB rolls a deadlocked transaction back; this fault rolls
+// back nothing: what the transaction did before stays in it until the
+// client rolls back, as every driver and ORM does on an error. A prepared
+// statement is refused at its COM_STMT_PREPARE, so a client that prepares
+// once and executes it many times (a statement cache) meets the fault only
+// on its first use on a connection; the Go driver with interpolateParams
+// and text-protocol clients meet it on every statement.
 //
 // # MySQL: packet parsing (lost-reply-mysql-commit)
 //

@@ -22,6 +22,10 @@ const (
 	LostReplyMySQLCommit Kind = "lost-reply-mysql-commit"
 	QueueError           Kind = "queue-error"
 	CommitHoldMySQL      Kind = "commit-hold-mysql"
+	// SQLError answers a share of the client's locking statements with a
+	// MySQL deadlock (1213) or lock wait timeout (1205) instead of running
+	// them (mysql_error.go).
+	SQLError Kind = "sql-error"
 )
 
 // Directions a toxic can act on.
@@ -34,7 +38,7 @@ const (
 
 // Kinds lists every fault kind in a fixed order.
 func Kinds() []Kind {
-	return []Kind{Latency, Blackhole, Reset, Down, Bandwidth, Slicer, LostReplyRedisAdd, LostReplyMySQLCommit, QueueError, CommitHoldMySQL}
+	return []Kind{Latency, Blackhole, Reset, Down, Bandwidth, Slicer, LostReplyRedisAdd, LostReplyMySQLCommit, QueueError, CommitHoldMySQL, SQLError}
 }
 
 // Fault describes one network fault. Only the fields of its Kind may be set;
@@ -60,6 +64,7 @@ type Fault struct {
 	// COMMITs to hold, before passing everything; 0 means once.
 	Times int
 	// Probability (lost reply) that a matching request loses its reply,
+	// or (sql-error) that a locking statement is answered with an error,
 	// drawn from the run's seeded randomness; 0 means 1.
 	Probability float64
 	// Queue (queue-error, required) is the BullMQ queue whose writes Redis
@@ -103,6 +108,7 @@ var applies = map[Kind][]string{
 	LostReplyMySQLCommit: {"Times", "Probability"},
 	QueueError:           {"Queue", "Prefix"},
 	CommitHoldMySQL:      {"Times", "Hold"},
+	SQLError:             {"Probability"},
 }
 
 // Validate reports the first thing wrong with f, saying what to fix.
@@ -155,6 +161,10 @@ func (f Fault) validateKind() error {
 		}
 		if f.Hold <= 0 {
 			return fmt.Errorf("hold %v: want > 0, how long a COMMIT is held back", f.Hold)
+		}
+	case SQLError:
+		if f.Probability < 0 || f.Probability > 1 {
+			return fmt.Errorf("probability %v: want within [0, 1] (0 means 1)", f.Probability)
 		}
 	case LostReplyRedisAdd, LostReplyMySQLCommit:
 		if f.Times < 0 {

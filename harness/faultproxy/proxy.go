@@ -41,6 +41,7 @@ type installed struct {
 	lost   *lostReply
 	refuse *queueError
 	hold   *commitHold
+	sqlErr *sqlError
 	key    string
 }
 
@@ -91,6 +92,13 @@ func (p *Proxy) Add(f Fault) (string, error) {
 		spec := toxicSpec{Name: id + "-hold", Type: commitHoldToxicType, Stream: Upstream, Attributes: map[string]string{"fault": inst.key}}
 		if err := p.addToxics(inst, []toxicSpec{spec}); err != nil {
 			commitHolds.unregister(inst.key)
+			return "", err
+		}
+	case SQLError:
+		inst.sqlErr = newSQLError(seed, f.probability())
+		inst.key = sqlErrors.register(inst.sqlErr)
+		if err := p.addToxics(inst, sqlErrorToxics(id, inst.key)); err != nil {
+			sqlErrors.unregister(inst.key)
 			return "", err
 		}
 	default:
@@ -160,7 +168,9 @@ func (p *Proxy) Fired(id string) (int, error) {
 }
 
 // Refused says, for a queue-error fault, how many commands it refused and
-// how many of their error replies reached the client with its message.
+// how many of their error replies reached the client with its message; for
+// a sql-error fault, how many statements it refused and how many ERR
+// packets it sent in their place.
 func (p *Proxy) Refused(id string) (refused, answered int, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -168,10 +178,14 @@ func (p *Proxy) Refused(id string) (refused, answered int, err error) {
 	if !ok {
 		return 0, 0, fmt.Errorf("link %s: no active fault %q (active: %s)", p.name, id, p.activeLocked())
 	}
-	if inst.refuse == nil {
-		return 0, 0, fmt.Errorf("link %s: fault %s is %s, not a queue-error fault", p.name, id, inst.kind)
+	switch {
+	case inst.refuse != nil:
+		refused, answered = inst.refuse.counts()
+	case inst.sqlErr != nil:
+		refused, answered = inst.sqlErr.counts()
+	default:
+		return 0, 0, fmt.Errorf("link %s: fault %s is %s, not a queue-error or sql-error fault", p.name, id, inst.kind)
 	}
-	refused, answered = inst.refuse.counts()
 	return refused, answered, nil
 }
 
@@ -214,6 +228,9 @@ func (p *Proxy) removeLocked(inst *installed) error {
 	}
 	if inst.hold != nil {
 		commitHolds.unregister(inst.key)
+	}
+	if inst.sqlErr != nil {
+		sqlErrors.unregister(inst.key)
 	}
 	if inst.kind == Down {
 		p.down--

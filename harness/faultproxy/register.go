@@ -22,6 +22,8 @@ func init() {
 	toxics.Register(redisRefuseToxicType, new(redisRefuseToxic))
 	toxics.Register(redisRewriteToxicType, new(redisRewriteToxic))
 	toxics.Register(commitHoldToxicType, new(commitHoldToxic))
+	toxics.Register(mysqlRefuseToxicType, new(mysqlRefuseToxic))
+	toxics.Register(mysqlAnswerToxicType, new(mysqlAnswerToxic))
 }
 
 // Compile-time checks of the optional toxic capabilities toxiproxy looks
@@ -42,5 +44,9 @@ var (
 	_ toxics.CleanupToxic  = (*redisRewriteToxic)(nil)
 	_ toxics.StatefulToxic = (*commitHoldToxic)(nil)
 	_ toxics.CleanupToxic  = (*commitHoldToxic)(nil)
+	_ toxics.StatefulToxic = (*mysqlRefuseToxic)(nil)
+	_ toxics.CleanupToxic  = (*mysqlRefuseToxic)(nil)
+	_ toxics.StatefulToxic = (*mysqlAnswerToxic)(nil)
+	_ toxics.CleanupToxic  = (*mysqlAnswerToxic)(nil)
 	_ toxics.Toxic         = (*seededSlicer)(nil)
 )

@@ -98,3 +98,14 @@ func queueErrorToxics(id, key string) []toxicSpec {
 		{Name: id + "-refuse", Type: redisRefuseToxicType, Stream: Upstream, Attributes: attrs},
 	}
 }
+
+// sqlErrorToxics maps a sql-error fault onto its two toxics: the answerer
+// first (downstream), so that it is on every connection before the refuser
+// (upstream) replaces a statement.
+func sqlErrorToxics(id, key string) []toxicSpec {
+	attrs := map[string]string{"fault": key}
+	return []toxicSpec{
+		{Name: id + "-answer", Type: mysqlAnswerToxicType, Stream: Downstream, Attributes: attrs},
+		{Name: id + "-refuse", Type: mysqlRefuseToxicType, Stream: Upstream, Attributes: attrs},
+	}
+}

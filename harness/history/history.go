@@ -131,6 +131,11 @@ type Event struct {
 	// Aggregate is the ordering key the workload wrote in the payload
 	// ("aggregate"), for the ordering scenario only; "" otherwise.
 	Aggregate string `json:"aggregate,omitempty"`
+	// Held is how long the producer held the event's transaction open
+	// after its INSERTs (a commit-order gap); Committing is when it then
+	// sent the COMMIT. Both are zero for an event committed at once.
+	Held       Duration  `json:"held,omitempty"`
+	Committing time.Time `json:"committing,omitzero"`
 }
 
 // Transition is one row change recorded by a trigger. For the outbox table Row

@@ -43,6 +43,13 @@ const (
 	// while a later event of its aggregate was already committed: a chance
 	// for the later one to overtake it.
 	LandOrderRetry = "order-retry"
+	// LandCommitGap: an event whose transaction the producer held open
+	// sent its COMMIT after an event with a higher id had been claimed, so
+	// the lower id became visible behind the higher one.
+	LandCommitGap = "commit-gap"
+	// LandSQLError: MySQL's answer to a locking statement was replaced by
+	// the sql-error fault's deadlock or lock wait timeout error packet.
+	LandSQLError = "sql-error"
 )
 
 // Requirement is one landing requirement of a scenario.

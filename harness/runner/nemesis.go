@@ -247,7 +247,7 @@ func (n *Nemesis) Network(ctx context.Context, dep, slot string, f faultproxy.Fa
 			switch {
 			case isLostReply(f.Kind):
 				run.Faults[id-1].Params["fired"] = fmt.Sprint(fired)
-			case f.Kind == faultproxy.QueueError:
+			case f.Kind == faultproxy.QueueError, f.Kind == faultproxy.SQLError:
 				run.Faults[id-1].Params["refused"] = fmt.Sprint(refused)
 				run.Faults[id-1].Params["answered"] = fmt.Sprint(answered)
 			}

@@ -54,7 +54,7 @@ func (r *run) load(ctx context.Context) error {
 	s := r.o.Scenario
 	p, err := workload.NewProducer(workload.ProducerConfig{
 		DB: r.db, Schema: r.o.Adapter.Schema(), Queues: r.queues, Rate: s.Rate, Mix: s.Mix,
-		Rand: randFrom(r.rng), Recorder: r.rec, RunID: randomHex(3), Aggregates: s.Aggregates,
+		Rand: randFrom(r.rng), Recorder: r.rec, RunID: randomHex(3), Aggregates: s.Aggregates, Hold: s.Hold,
 	})
 	if err != nil {
 		return fmt.Errorf("producer: %w", err)

@@ -119,6 +119,8 @@ func Missing(s Scenario, caps supervisor.Capabilities, e env.Env) string {
 			return "the adapter does not declare SIGTERM graceful"
 		case n == NeedServerCtl && (e.MySQL() == nil || e.Redis() == nil):
 			return "the " + e.Name() + " environment cannot kill and restart servers"
+		case n == NeedMySQLRestart && env.MySQLRestartInPlace(e) != "":
+			return env.MySQLRestartInPlace(e)
 		}
 		if why := missingClockOrOrder(n, caps.Clock, caps.Ordering); why != "" {
 			return why

@@ -20,6 +20,9 @@ const (
 	NeedCrashPoints  Needs = "crash-points"
 	NeedGracefulTerm Needs = "graceful-term"
 	NeedServerCtl    Needs = "server-control" // the environment can kill and restart servers
+	// NeedMySQLRestart: the environment can SIGKILL MySQL and start it
+	// again on the same port with its data (env.MySQLRestartInPlace).
+	NeedMySQLRestart Needs = "mysql-restart"
 )
 
 // Scenario is one named test: the instances, the workload, the fault schedule,
@@ -35,7 +38,10 @@ type Scenario struct {
 	// in each payload (workload.ProducerConfig.Aggregates): the ordering
 	// scenario's workload. 0 is the contract's one event per job.
 	Aggregates int
-	Tuning     history.Tuning
+	// Hold holds a share of the producer's transactions open, so ids
+	// commit out of order (workload.Hold); zero holds none.
+	Hold   workload.Hold
+	Tuning history.Tuning
 	// Consumer runs a worker that takes jobs during the run; RemoveOnComplete
 	// makes it delete job hashes on completion (the dedupe-horizon trap).
 	Consumer         bool
@@ -83,6 +89,9 @@ func (s Scenario) Validate() error {
 	}
 	if err := s.validateExercises(); err != nil {
 		return err
+	}
+	if err := s.Hold.Validate(); err != nil {
+		return fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
 	return validateTuning(s.Name, s.Tuning)
 }

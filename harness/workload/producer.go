@@ -42,6 +42,9 @@ type ProducerConfig struct {
 	// event of an aggregate goes to one queue. 0 writes the contract's
 	// payload, one event per job and no aggregate.
 	Aggregates int
+	// Hold holds a share of Produce's transactions open (hold.go); the
+	// zero value holds none.
+	Hold Hold
 }
 
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`)
@@ -77,6 +80,9 @@ func (c *ProducerConfig) Validate() error {
 	}
 	if c.Recorder == nil {
 		return fmt.Errorf("producer: Recorder is nil; pass the run's history.Recorder")
+	}
+	if err := c.Hold.Validate(); err != nil {
+		return fmt.Errorf("producer: %w", err)
 	}
 	if !runIDPattern.MatchString(c.RunID) {
 		return fmt.Errorf("producer: RunID %q: use 1 to 40 letters, digits, '_' or '-'", c.RunID)
@@ -128,17 +134,39 @@ func NewProducer(cfg ProducerConfig) (*Producer, error) {
 
 // Produce commits n events at the configured rate and mix, each in its own
 // transaction, and records each with the outbox id the database assigned.
-// Event i of the call commits no earlier than i/Rate seconds after the call.
+// Event i of the call commits no earlier than i/Rate seconds after the call;
+// an event drawn for a Hold is inserted then, committed after its hold in
+// the background, and recorded at its commit. Produce returns once every
+// held transaction has ended. A connection lost to a server restart is
+// ridden out (commitOne).
 func (p *Producer) Produce(ctx context.Context, n int) error {
 	if n < 0 {
 		return fmt.Errorf("produce: n is %d; use 0 or more", n)
 	}
+	var hs holds
+	err := p.produce(ctx, n, &hs)
+	if werr := hs.wait(); err == nil {
+		err = werr
+	}
+	return err
+}
+
+func (p *Producer) produce(ctx context.Context, n int, hs *holds) error {
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		if err := p.pace(ctx, start, i); err != nil {
 			return fmt.Errorf("produce event %d of %d: %w", i+1, n, err)
 		}
+		if err := hs.err(); err != nil {
+			return err
+		}
 		ev := p.plan()
+		if d := p.drawHold(); d > 0 {
+			if err := p.startHeld(ctx, hs, ev, d); err != nil {
+				return fmt.Errorf("produce event %d of %d (job %s): %w", i+1, n, ev.jobID, err)
+			}
+			continue
+		}
 		id, err := p.commitOne(ctx, ev)
 		if err != nil {
 			return fmt.Errorf("produce event %d of %d (job %s): %w", i+1, n, ev.jobID, err)
@@ -171,12 +199,39 @@ func (p *Producer) pace(ctx context.Context, start time.Time, i int) error {
 }
 
 // commitOne writes one event in one transaction and returns its outbox id.
+// When the connection is lost (the server was killed, or is starting), it
+// settles the event: the transaction is written again unless it committed.
 func (p *Producer) commitOne(ctx context.Context, ev planned) (int64, error) {
+	tx, id, err := p.insertOne(ctx, ev)
+	if err == nil {
+		if err = tx.Commit(); err == nil {
+			return id, nil
+		}
+		_ = tx.Rollback()
+		err = fmt.Errorf("commit: %w", err)
+	}
+	if !lostConnection(err) {
+		return 0, err
+	}
+	return p.settle(ctx, ev)
+}
+
+// insertOne begins a transaction and writes the event's rows; the caller
+// commits it. It returns the outbox id the database assigned.
+func (p *Producer) insertOne(ctx context.Context, ev planned) (*sql.Tx, int64, error) {
 	tx, err := p.cfg.DB.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, fmt.Errorf("begin: %w", err)
+		return nil, 0, fmt.Errorf("begin: %w", err)
 	}
-	defer func() { _ = tx.Rollback() }() // a no-op after Commit
+	id, err := p.insertRows(ctx, tx, ev)
+	if err != nil {
+		_ = tx.Rollback()
+		return nil, 0, err
+	}
+	return tx, id, nil
+}
+
+func (p *Producer) insertRows(ctx context.Context, tx *sql.Tx, ev planned) (int64, error) {
 	if ev.hasJob {
 		if _, err := tx.ExecContext(ctx, p.jobsInsert(1), ev.jobID, ev.queue, ev.jobStatus); err != nil {
 			return 0, fmt.Errorf("insert jobs row: %w", err)
@@ -190,9 +245,6 @@ func (p *Producer) commitOne(ctx context.Context, ev planned) (int64, error) {
 	if err != nil || id == 0 {
 		return 0, fmt.Errorf("outbox id: the database assigned none (is %s.%s AUTO_INCREMENT?): %v",
 			p.cfg.Schema.Outbox.Table, p.cfg.Schema.Outbox.ID, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("commit: %w", err)
 	}
 	return id, nil
 }

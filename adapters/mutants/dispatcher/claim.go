@@ -54,7 +54,7 @@ func (d *Dispatcher) claim(ctx context.Context) (*batch, error) {
 		case d.flow.claim == claimCompareAndSet:
 			return d.claimOne(ctx, tx, b)
 		}
-		locked := d.flow.claim == claimSkipLocked
+		locked := d.flow.claim != claimSelectThenUpdate
 		events, err := d.selectDue(ctx, tx, locked)
 		if err != nil || len(events) == 0 {
 			return err
@@ -65,6 +65,9 @@ func (d *Dispatcher) claim(ctx context.Context) (*batch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("claim batch: %w", err)
 	}
+	for _, e := range b.events {
+		d.cursor = max(d.cursor, e.id)
+	}
 	return b, nil
 }
 
@@ -72,7 +75,21 @@ func (d *Dispatcher) claim(ctx context.Context) (*batch, error) {
 // and skips rows another session holds (the base). Without (the
 // select-then-update bug), two instances read the same rows.
 func (d *Dispatcher) selectDue(ctx context.Context, q querier, lock bool) ([]event, error) {
+	if d.flow.claim == claimCursor {
+		return d.selectPastCursor(ctx, q)
+	}
 	return d.selectCandidates(ctx, q, lock, d.batchSize())
+}
+
+// selectPastCursor is cursor-claim: like the base's locked read, but a row
+// never claimed is taken only past the highest id this instance claimed so
+// far (a high-water mark); a retry or a recovered claim (attempts > 0) is
+// taken by its status as in the base. A row whose id was handed out before
+// the mark but committed after it is never claimed.
+func (d *Dispatcher) selectPastCursor(ctx context.Context, q querier) ([]event, error) {
+	return scanEvents(ctx, q, `SELECT id, event_type, aggregate_id, attempts FROM outbox_events
+		WHERE status = 'pending' AND available_at <= NOW(6) AND (id > ? OR attempts > 0)
+		ORDER BY available_at, id LIMIT ? FOR UPDATE SKIP LOCKED`, d.cursor, d.batchSize())
 }
 
 func (d *Dispatcher) selectCandidates(ctx context.Context, q querier, lock bool, limit int) ([]event, error) {

@@ -36,6 +36,7 @@ type Dispatcher struct {
 	jitter   *rand.Rand
 
 	lastRecover time.Time // loop-local: when recovery last ran
+	cursor      int64     // loop-local: the highest id claimed (read only by cursor-claim)
 }
 
 // Option supplies a dependency instead of the one built from Config.

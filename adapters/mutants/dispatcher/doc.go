@@ -87,6 +87,12 @@
 //	                               clock, instead of NOW(6) + lease (caught under clock-skew)
 //	order-after-backoff            claim: the per-aggregate order guard ignores an earlier event
 //	                               waiting out its backoff, so a later one overtakes it
+//	cursor-claim                   claim: a row never claimed is taken only if its id is
+//	                               above the highest id this instance claimed (a
+//	                               high-water mark); retries (attempts > 0) by status
+//	sql-error-permanent            finalize: a MySQL error reply (a deadlock, a lock wait
+//	                               timeout) fails the batch's events instead of leaving
+//	                               them to lease recovery
 //
 // # Modes (OUTBOXCHAOS_MODE)
 //

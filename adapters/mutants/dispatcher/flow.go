@@ -24,6 +24,8 @@ const (
 	BugGlobalLock                  = "global-lock"
 	BugAppClockLease               = "app-clock-lease"
 	BugOrderAfterBackoff           = "order-after-backoff"
+	BugCursorClaim                 = "cursor-claim"
+	BugSQLErrorPermanent           = "sql-error-permanent"
 )
 
 // Mode names: the values of OUTBOXCHAOS_MODE. A mode is a correct but slow
@@ -54,6 +56,7 @@ const (
 	claimSkipLocked       claimKind = iota // SELECT ... FOR UPDATE SKIP LOCKED, guarded UPDATE (base)
 	claimSelectThenUpdate                  // plain SELECT, UPDATE by id with no status guard (bug)
 	claimCompareAndSet                     // one row per transaction, UPDATE ... AND status = 'pending' (nest-single)
+	claimCursor                            // skip locked, but new rows only past a high-water mark of ids (bug)
 )
 
 // recoveryKind is how expired claims return to pending.
@@ -90,6 +93,9 @@ type flow struct {
 	poisonFails        bool // a permanent failure fails at once (false: poison-as-transient)
 	dbClockLease       bool // the claim's lease end is NOW(6) + lease (false: app-clock-lease, the instance's own clock)
 	orderAcrossBackoff bool // an earlier event of an aggregate in backoff holds the later ones (false: order-after-backoff)
+	// sqlErrorFails: a MySQL error reply to the finalize fails the batch's
+	// events (true: sql-error-permanent); the base leaves them to recovery.
+	sqlErrorFails bool
 
 	// Comparison modes; zero values mean the contract's configuration.
 	tickLock     bool          // take the Redis dispatch lock for each tick, one batch per tick
@@ -128,6 +134,8 @@ var bugs = []deviation{
 	{BugGlobalLock, func(f *flow) { f.exclusion = exclusionRedisLockOnly }},
 	{BugAppClockLease, func(f *flow) { f.dbClockLease = false }},
 	{BugOrderAfterBackoff, func(f *flow) { f.orderAcrossBackoff = false }},
+	{BugCursorClaim, func(f *flow) { f.claim = claimCursor }},
+	{BugSQLErrorPermanent, func(f *flow) { f.sqlErrorFails = true }},
 }
 
 // modes lists the comparison designs.

@@ -2,6 +2,7 @@ package dispatcher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -73,7 +74,11 @@ func (d *Dispatcher) process(ctx context.Context, b *batch) error {
 		d.add(ctx, b, fates)
 		d.fp.Hit(failpoint.AfterEnqueue)
 	}
-	return d.finalize(ctx, b, fates)
+	err := d.finalize(ctx, b, fates)
+	if err != nil && d.flow.sqlErrorFails && sqlErrorReply(err) {
+		return errors.Join(err, d.failBatch(ctx, b, err)) // sql-error-permanent
+	}
+	return err
 }
 
 // finalizeThenAdd is mark-before-enqueue: every event due for an add is

@@ -1,0 +1,269 @@
+package faultproxy
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/rand"
+	"strings"
+	"sync"
+
+	"github.com/Shopify/toxiproxy/v2/toxics"
+)
+
+const (
+	mysqlRefuseToxicType = "outboxchaos_sql_error_refuse"
+	mysqlAnswerToxicType = "outboxchaos_sql_error_answer"
+
+	// sqlErrorPrefix starts every sql-error marker token.
+	sqlErrorPrefix = "outboxchaos_sql_error_"
+
+	mysqlComStmtPrepare = 0x16
+	mysqlErrHeader      = 0xff
+	mysqlEOFHeader      = 0xfe
+)
+
+// mysqlErrorReply is one error the sql-error fault answers with: the
+// server's own code, SQLSTATE and message for it.
+type mysqlErrorReply struct {
+	code     uint16
+	sqlState string
+	message  string
+}
+
+// The two answers of a busy InnoDB table (MySQL server error reference).
+var (
+	errLockDeadlock    = mysqlErrorReply{1213, "40001", "Deadlock found when trying to get lock; try restarting transaction"}
+	errLockWaitTimeout = mysqlErrorReply{1205, "HY000", "Lock wait timeout exceeded; try restarting transaction"}
+)
+
+// packet is the ERR packet of e as the first packet of a reply (sequence
+// id 1): header 0xff, the code (2 bytes, little-endian), '#' and the
+// 5-character SQLSTATE (CLIENT_PROTOCOL_41, which every current client
+// sets), then the message to the end of the payload.
+func (e mysqlErrorReply) packet() []byte {
+	payload := []byte{mysqlErrHeader, 0, 0}
+	binary.LittleEndian.PutUint16(payload[1:], e.code)
+	payload = append(payload, '#')
+	payload = append(payload, e.sqlState...)
+	payload = append(payload, e.message...)
+	n := len(payload)
+	return append([]byte{byte(n), byte(n >> 8), byte(n >> 16), 1}, payload...)
+}
+
+// sqlError is what one sql-error fault's two toxics share. The refuser
+// (upstream) replaces a share of the client's locking statements with a
+// marker query carrying a fresh token, so the statement never runs; the
+// answerer (downstream) replaces the marker's result set with the ERR
+// packet drawn for that token. Draws come from the fault's seeded
+// generator.
+type sqlError struct {
+	mu       sync.Mutex
+	rng      *rand.Rand
+	prob     float64
+	pending  map[string]mysqlErrorReply
+	refused  int
+	answered int
+}
+
+func newSQLError(seed int64, prob float64) *sqlError {
+	return &sqlError{rng: rand.New(rand.NewSource(seed)), prob: prob, pending: map[string]mysqlErrorReply{}}
+}
+
+// fire draws whether a locking statement is refused and, if so, which
+// error answers it; it returns the marker token ("" to pass).
+func (s *sqlError) fire() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.prob < 1 && s.rng.Float64() >= s.prob {
+		return ""
+	}
+	reply := errLockDeadlock
+	if s.rng.Intn(2) == 1 {
+		reply = errLockWaitTimeout
+	}
+	token := fmt.Sprintf("%s%016x", sqlErrorPrefix, s.rng.Uint64())
+	s.pending[token] = reply
+	s.refused++
+	return token
+}
+
+func (s *sqlError) hasPending() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pending) > 0
+}
+
+// claimIn returns the token found in payload and its error.
+func (s *sqlError) claimIn(payload []byte) (string, mysqlErrorReply, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for tok, r := range s.pending {
+		if bytes.Contains(payload, []byte(tok)) {
+			delete(s.pending, tok)
+			return tok, r, true
+		}
+	}
+	return "", mysqlErrorReply{}, false
+}
+
+func (s *sqlError) countAnswered() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.answered++
+}
+
+func (s *sqlError) counts() (refused, answered int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused, s.answered
+}
+
+// sqlErrors holds every sql-error fault's shared state.
+var sqlErrors = &registry[sqlError]{prefix: "sql-error-"}
+
+// isLockingStatement says whether sql takes row locks, so InnoDB could
+// answer it with a deadlock or a lock wait timeout: UPDATE, DELETE, or a
+// SELECT with FOR UPDATE, FOR SHARE or LOCK IN SHARE MODE. Leading
+// whitespace and comments are skipped; the locking clause is looked for in
+// the whole text (a string literal holding it counts too).
+func isLockingStatement(sql string) bool {
+	words := strings.Fields(strings.ToUpper(stripLeadingComments(sql)))
+	if len(words) == 0 {
+		return false
+	}
+	switch words[0] {
+	case "UPDATE", "DELETE":
+		return true
+	case "SELECT", "(SELECT", "WITH":
+		text := " " + strings.Join(words, " ") + " "
+		return strings.Contains(text, " FOR UPDATE") || strings.Contains(text, " FOR SHARE") ||
+			strings.Contains(text, " LOCK IN SHARE MODE")
+	}
+	return false
+}
+
+func stripLeadingComments(sql string) string {
+	for {
+		sql = strings.TrimLeft(sql, " \t\r\n\f\v")
+		switch {
+		case strings.HasPrefix(sql, "/*"):
+			j := strings.Index(sql[2:], "*/")
+			if j < 0 {
+				return ""
+			}
+			sql = sql[j+4:]
+		case strings.HasPrefix(sql, "#") || isDashComment(sql):
+			j := strings.IndexByte(sql, '\n')
+			if j < 0 {
+				return ""
+			}
+			sql = sql[j+1:]
+		default:
+			return sql
+		}
+	}
+}
+
+// mysqlRefuseToxic is the upstream half of sql-error.
+type mysqlRefuseToxic struct {
+	Fault string `json:"fault"`
+}
+
+func (t *mysqlRefuseToxic) Pipe(stub *toxics.ToxicStub)    { runFilter(stub) }
+func (t *mysqlRefuseToxic) Cleanup(stub *toxics.ToxicStub) { cleanupFilter(stub) }
+func (t *mysqlRefuseToxic) NewState() interface{} {
+	if s := sqlErrors.lookup(t.Fault); s != nil {
+		return &mysqlRefuse{se: s}
+	}
+	return passFilter{}
+}
+
+// mysqlRefuse holds each client packet from its first byte until its
+// header shows it is not a command of at most mysqlCaptureSize bytes, or
+// until it is complete. A complete COM_QUERY or COM_STMT_PREPARE whose SQL
+// is a locking statement is, when the fault fires, replaced by the marker
+// query: the statement never reaches the server. Connections asking for
+// TLS or compression pass untouched, as for lost-reply-mysql-commit.
+type mysqlRefuse struct {
+	se      *sqlError
+	sc      packetScanner
+	opaque  bool
+	cont    bool
+	prevMax bool
+	holding bool
+	held    []byte
+	out     []byte
+}
+
+func (r *mysqlRefuse) process(data []byte) []byte {
+	r.out = nil
+	for r.sc.more(data) {
+		if r.opaque {
+			r.release()
+			r.out = append(r.out, data...)
+			break
+		}
+		n, ev := r.sc.next(data)
+		if r.holding {
+			r.held = append(r.held, data[:n]...)
+		} else {
+			r.out = append(r.out, data[:n]...)
+		}
+		data = data[n:]
+		r.on(ev)
+	}
+	return r.out
+}
+
+func (r *mysqlRefuse) release() {
+	r.out = append(r.out, r.held...)
+	r.held, r.holding = nil, false
+}
+
+func (r *mysqlRefuse) on(ev packetEvent) {
+	switch ev {
+	case pktStart:
+		r.holding = true
+	case pktHeader:
+		r.cont, r.prevMax = r.prevMax, r.sc.length == mysqlMaxPacket
+		if r.holding && (r.sc.seq != 0 || r.cont || r.sc.length > mysqlCaptureSize) {
+			r.release()
+		}
+	case pktEnd:
+		r.checkHandshake()
+		if r.holding {
+			r.onCommand()
+		}
+	}
+}
+
+func (r *mysqlRefuse) checkHandshake() {
+	if r.sc.seq != 1 || r.cont || len(r.sc.payload) < 4 {
+		return
+	}
+	if binary.LittleEndian.Uint32(r.sc.payload[:4])&(mysqlClientSSL|mysqlCompress) != 0 {
+		r.opaque = true
+	}
+}
+
+func (r *mysqlRefuse) onCommand() {
+	p := r.sc.payload
+	if len(p) > 0 && (p[0] == mysqlComQuery || p[0] == mysqlComStmtPrepare) && isLockingStatement(string(p[1:])) {
+		if token := r.se.fire(); token != "" {
+			r.out = append(r.out, mysqlMarker(token)...)
+			r.held, r.holding = nil, false
+			return
+		}
+	}
+	r.release()
+}
+
+func (r *mysqlRefuse) signal() <-chan struct{} { return nil }
+func (r *mysqlRefuse) wake() []byte            { return nil }
+
+func (r *mysqlRefuse) flush() ([]byte, bool) {
+	held := r.held
+	r.held, r.holding = nil, false
+	return held, true
+}

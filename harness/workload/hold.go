@@ -1,0 +1,123 @@
+package workload
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+// Hold makes Produce hold some transactions open after their INSERTs, so
+// that AUTO_INCREMENT ids become visible out of order: the id is handed out
+// at the insert, the row is visible at the commit, and a transaction held
+// open commits id n after the producer committed n+1, n+2, ... The zero
+// value holds nothing (and draws nothing, so a seed replays as before).
+type Hold struct {
+	// Share of events (0..1) whose transaction is held open.
+	Share float64
+	// Min and Max bound the hold; each is drawn uniformly in [Min, Max].
+	Min, Max time.Duration
+}
+
+// Validate reports a hold that cannot be applied.
+func (h Hold) Validate() error {
+	switch {
+	case math.IsNaN(h.Share) || h.Share < 0 || h.Share > 1:
+		return fmt.Errorf("hold share %v: use a fraction in [0, 1]", h.Share)
+	case h.Share == 0 && (h.Min != 0 || h.Max != 0):
+		return fmt.Errorf("hold %s..%s with share 0: set a share, or leave the durations zero", h.Min, h.Max)
+	case h.Share > 0 && (h.Min <= 0 || h.Max < h.Min):
+		return fmt.Errorf("hold %s..%s: want 0 < Min <= Max", h.Min, h.Max)
+	}
+	return nil
+}
+
+// draw returns how long to hold the next event's transaction (0: commit at
+// once). It draws only when a share is set.
+func (p *Producer) drawHold() time.Duration {
+	h := p.cfg.Hold
+	if h.Share == 0 {
+		return 0
+	}
+	if p.cfg.Rand.Float64() >= h.Share {
+		return 0
+	}
+	return h.Min + time.Duration(p.cfg.Rand.Int64N(int64(h.Max-h.Min)+1))
+}
+
+// holds tracks the transactions held open in the background.
+type holds struct {
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	first error
+}
+
+func (h *holds) fail(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.first == nil {
+		h.first = err
+	}
+}
+
+func (h *holds) err() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.first
+}
+
+// wait waits for every held transaction and returns the first error.
+func (h *holds) wait() error {
+	h.wg.Wait()
+	return h.err()
+}
+
+// startHeld writes ev in a transaction, then commits it in the background
+// after d and records it then; Committing is when the COMMIT was sent.
+func (p *Producer) startHeld(ctx context.Context, hs *holds, ev planned, d time.Duration) error {
+	tx, id, err := p.insertOne(ctx, ev)
+	if err != nil {
+		return err
+	}
+	hs.wg.Add(1)
+	go func() {
+		defer hs.wg.Done()
+		if err := p.commitHeld(ctx, tx, ev, id, d); err != nil {
+			hs.fail(fmt.Errorf("held event (job %s): %w", ev.jobID, err))
+		}
+	}()
+	return nil
+}
+
+func (p *Producer) commitHeld(ctx context.Context, tx *sql.Tx, ev planned, id int64, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		_ = tx.Rollback()
+		return ctx.Err()
+	case <-t.C:
+	}
+	sent := time.Now().UTC()
+	if err := tx.Commit(); err != nil {
+		_ = tx.Rollback()
+		if !lostConnection(err) {
+			return fmt.Errorf("commit: %w", err)
+		}
+		// The COMMIT may or may not have landed: look, and write it
+		// again only if it did not.
+		if id, err = p.settle(ctx, ev); err != nil {
+			return err
+		}
+	}
+	e := ev.event(id)
+	e.Produced = time.Now().UTC()
+	e.Held = history.Duration(d)
+	e.Committing = sent
+	p.cfg.Recorder.AddEvent(e)
+	return nil
+}

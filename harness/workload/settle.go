@@ -1,0 +1,86 @@
+package workload
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// settleBudget bounds how long the producer waits for MySQL to come back
+// after a lost connection: longer than any restart a scenario makes.
+const settleBudget = 90 * time.Second
+
+// settle finishes an event whose transaction lost its connection: once
+// MySQL answers again, the event's outbox row (found by its aggregate id,
+// unique per event) says the COMMIT landed; with no row the transaction was
+// rolled back, and it is written again. A lost connection while settling
+// waits and looks again; any other error is returned.
+func (p *Producer) settle(ctx context.Context, ev planned) (int64, error) {
+	deadline := time.Now().Add(settleBudget)
+	for {
+		id, err := p.settleOnce(ctx, ev)
+		if err == nil || !lostConnection(err) {
+			return id, err
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("MySQL did not come back within %s: %w", settleBudget, err)
+		}
+		t := time.NewTimer(100 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return 0, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+func (p *Producer) settleOnce(ctx context.Context, ev planned) (int64, error) {
+	o := p.cfg.Schema.Outbox
+	var id int64
+	err := p.cfg.DB.QueryRowContext(ctx, fmt.Sprintf("SELECT %s FROM %s WHERE %s = ?", ident(o.ID), ident(o.Table), ident(o.AggregateID)), ev.jobID).Scan(&id)
+	switch {
+	case err == nil:
+		return id, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return 0, fmt.Errorf("look for the outbox row after a lost connection: %w", err)
+	}
+	tx, id, err := p.insertOne(ctx, ev)
+	if err != nil {
+		return 0, err
+	}
+	if err := tx.Commit(); err != nil {
+		_ = tx.Rollback()
+		return 0, fmt.Errorf("commit again after a lost connection: %w", err)
+	}
+	return id, nil
+}
+
+// lostConnection tells whether err means the connection to MySQL broke or
+// could not be made (a killed or starting server), rather than a statement
+// the server refused.
+func lostConnection(err error) bool {
+	var ne net.Error
+	var me *mysql.MySQLError
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, driver.ErrBadConn), errors.Is(err, mysql.ErrInvalidConn), errors.Is(err, sql.ErrConnDone),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.As(err, &ne):
+		return true
+	case errors.As(err, &me):
+		// 1053 server shutdown in progress, 1927 connection killed (MariaDB).
+		return me.Number == 1053 || me.Number == 1927
+	}
+	return false
+}

@@ -1,0 +1,105 @@
+package scenarios
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/runner"
+	"github.com/outboxchaos/outboxchaos/harness/workload"
+)
+
+// commitOrderGaps holds one producer transaction in eight open for 0.4 to
+// 1.5 s after its INSERTs: AUTO_INCREMENT hands the id out at the insert,
+// the row becomes visible at the commit, so ids commit out of order and a
+// dispatcher keeping a high-water mark ("id > the last id I handled")
+// passes the late ones by for good. No fault: the gaps are the workload's.
+// Reported against watermill-sql (ThreeDotsLabs/watermill #311),
+// SQLStreamStore #121 and eugene-khyst/postgresql-event-sourcing.
+func commitOrderGaps() runner.Scenario {
+	s := base("commit-order-gaps", "one producer transaction in eight is held open 0.4-1.5 s after its insert, so ids commit out of order: an event committed behind a higher id must still be published", 2, 600)
+	s.Hold = workload.Hold{Share: 0.125, Min: 400 * time.Millisecond, Max: 1500 * time.Millisecond}
+	s.Params["hold"] = "12.5% of events, 400ms-1.5s"
+	s.Exercises = []string{"I2"}
+	// A held event must commit after a higher id was claimed, or there was
+	// no gap to fall into.
+	s.Landing = []history.Requirement{{Fault: history.LandCommitGap, AtLeast: 10}}
+	return s
+}
+
+// lockConflicts answers one instance's locking statements (its claims'
+// SELECT ... FOR UPDATE and UPDATE, its finalizes' locking read and
+// writes, its recoveries), one in ten, with InnoDB's deadlock (1213) or
+// lock wait timeout (1205) error instead of running them, for 5 s: what a
+// busy table answers (SKIP LOCKED claims on MySQL deadlock under load,
+// rails/solid_queue #531). The dispatcher must retry; no event may end
+// failed for it (I2), and nothing else may break.
+func lockConflicts() runner.Scenario {
+	s := base("lock-conflicts", "one instance's locking statements are answered, one in ten, with a deadlock (1213) or lock wait timeout (1205) for 5 s: retried, never an event failed", 2, 600)
+	s.Exercises = []string{"I2"}
+	share := 0.1
+	s.Params["share"] = fmt.Sprint(share)
+	s.Landing = []history.Requirement{{Fault: history.LandSQLError, AtLeast: 5}}
+	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+		if err := n.Sleep(ctx, 500*time.Millisecond); err != nil {
+			return err
+		}
+		return n.Network(ctx, "mysql", "d1", faultproxy.Fault{Kind: faultproxy.SQLError, Probability: share}, 5*time.Second)
+	}
+	return s
+}
+
+// mysqlRestart SIGKILLs the private MySQL server mid-load and starts it
+// again on the same port with its data, twice: InnoDB crash recovery runs,
+// every connection is cut mid-statement, claims and finalizes in flight are
+// rolled back or not. The second time instance d1 is paused across the
+// whole restart (asleep at after-enqueue with crash points, else SIGSTOP),
+// so it wakes holding connections to a server that is gone and a claim
+// whose finalize it has still to write, by then past its lease. Every
+// valid event must end published, each job created once. Only the local
+// environment can do this (NeedMySQLRestart); the others skip it with
+// their reason.
+func mysqlRestart() runner.Scenario {
+	s := base("mysql-restart", "MySQL SIGKILLed and restarted on the same port mid-load (crash recovery, connections cut mid-transaction), then again with d1 paused across it", 2, 800)
+	s.Rate = 150
+	s.Needs = []runner.Needs{runner.NeedMySQLRestart}
+	down := time.Second
+	s.Params["down"] = down.String()
+	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+		if err := n.Sleep(ctx, time.Second); err != nil {
+			return err
+		}
+		if err := n.RestartServer(ctx, "mysql", down); err != nil {
+			return err
+		}
+		if err := n.Sleep(ctx, 1500*time.Millisecond); err != nil {
+			return err
+		}
+		// d1 stops before the kill and wakes after the server is back:
+		// with crash points, asleep at after-enqueue (its claim held, the
+		// job added, the finalize still to write, past its lease), else
+		// SIGSTOPped wherever it is.
+		pause := func(ctx context.Context) error { return n.Pause(ctx, "d1", down+3*time.Second) }
+		wait := 500 * time.Millisecond
+		if n.HasCrashPoints() {
+			pause = func(ctx context.Context) error {
+				return n.PauseAt(ctx, "d1", "after-enqueue", 1, down+2500*time.Millisecond, time.Second)
+			}
+			wait = 1200 * time.Millisecond // the re-armed d1 starts and reaches its first add
+		}
+		return both(ctx, pause, func(ctx context.Context) error {
+			if err := n.Sleep(ctx, wait); err != nil {
+				return err
+			}
+			return n.RestartServer(ctx, "mysql", down)
+		})
+	}
+	// The restarts must hold an event up: a claim cut by one, a transient
+	// failure inside one, or an event produced inside one and claimed only
+	// after it (the producer itself waits the restart out, so it is mostly
+	// the first two; a dispatcher whose claims are short meets few).
+	s.Landing = []history.Requirement{{Fault: history.LandOutageStalled, Target: "mysql", AtLeast: 1}}
+	return s
+}
