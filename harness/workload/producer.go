@@ -184,11 +184,15 @@ func (p *Producer) pace(ctx context.Context, start time.Time, i int) error {
 		return ctx.Err()
 	}
 	due := start.Add(time.Duration(float64(i) / p.cfg.Rate * float64(time.Second)))
-	wait := time.Until(due)
-	if wait <= 0 {
+	return sleepCtx(ctx, time.Until(due))
+}
+
+// sleepCtx waits d, or less when ctx ends first (then its error).
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
 		return ctx.Err()
 	}
-	t := time.NewTimer(wait)
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
@@ -201,7 +205,22 @@ func (p *Producer) pace(ctx context.Context, start time.Time, i int) error {
 // commitOne writes one event in one transaction and returns its outbox id.
 // When the connection is lost (the server was killed, or is starting), it
 // settles the event: the transaction is written again unless it committed.
+// A deadlock or lock wait timeout (a dispatcher's claim holding gap locks
+// the INSERT waits on) rolls the transaction back, and it is written again,
+// as an application would: the run is not the producer's to abort.
 func (p *Producer) commitOne(ctx context.Context, ev planned) (int64, error) {
+	for attempt := 1; ; attempt++ {
+		id, err := p.commitOnce(ctx, ev)
+		if err == nil || !lockConflict(err) || attempt == lockConflictAttempts {
+			return id, err
+		}
+		if err := sleepCtx(ctx, time.Duration(attempt)*10*time.Millisecond); err != nil {
+			return 0, err
+		}
+	}
+}
+
+func (p *Producer) commitOnce(ctx context.Context, ev planned) (int64, error) {
 	tx, id, err := p.insertOne(ctx, ev)
 	if err == nil {
 		if err = tx.Commit(); err == nil {

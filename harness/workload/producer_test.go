@@ -245,3 +245,41 @@ func TestProducerConfigErrors(t *testing.T) {
 	p := newProducer(t, producerConfig(db, 1, "cfg", rec))
 	require.ErrorContains(t, p.Produce(localtest.Context(t), -1), "n is -1")
 }
+
+// A dispatcher's claim can hold gap locks the producer's INSERT waits on; a
+// lock wait timeout (or a deadlock) then rolls the producer's statement
+// back, and the producer writes the event again instead of aborting the run.
+func TestProduceWritesAgainAfterALockWaitTimeout(t *testing.T) {
+	db := referenceDB(t)
+	ctx := localtest.Context(t)
+	var old int
+	require.NoError(t, db.QueryRow("SELECT @@GLOBAL.innodb_lock_wait_timeout").Scan(&old))
+	_, err := db.Exec("SET GLOBAL innodb_lock_wait_timeout = 1") // the private server's, for new sessions
+	require.NoError(t, err)
+	t.Cleanup(func() { _, _ = db.Exec("SET GLOBAL innodb_lock_wait_timeout = ?", old) })
+	db.SetMaxIdleConns(0) // every producer statement on a new session, with the 1 s timeout
+
+	locker, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer locker.Close()
+	_, err = locker.ExecContext(ctx, "BEGIN")
+	require.NoError(t, err)
+	ob := schema.Reference().Outbox
+	_, err = locker.ExecContext(ctx, "SELECT "+ob.ID+" FROM "+ob.Table+" WHERE "+ob.ID+" >= 0 FOR UPDATE") // locks the gap an INSERT needs
+	require.NoError(t, err)
+	released := make(chan error, 1)
+	go func() {
+		time.Sleep(1500 * time.Millisecond) // past one lock wait timeout
+		_, err := locker.ExecContext(ctx, "COMMIT")
+		released <- err
+	}()
+
+	rec := history.NewRecorder(history.Meta{})
+	cfg := producerConfig(db, 7, "r1", rec)
+	cfg.Mix = workload.Mix{Valid: 1}
+	require.NoError(t, newProducer(t, cfg).Produce(ctx, 1), "a lock wait timeout is written again, not the run's end")
+	require.NoError(t, <-released)
+	events := rec.Snapshot().Events
+	require.Len(t, events, 1)
+	require.Len(t, readOutbox(t, db), 1, "the event is committed once")
+}

@@ -84,3 +84,14 @@ func lostConnection(err error) bool {
 	}
 	return false
 }
+
+// lockConflictAttempts bounds how often commitOne writes an event again
+// after a deadlock or lock wait timeout.
+const lockConflictAttempts = 5
+
+// lockConflict tells a deadlock (1213) or lock wait timeout (1205): the
+// server rolled the statement or the transaction back, nothing committed.
+func lockConflict(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
+}
