@@ -17,6 +17,12 @@
 // (window trap, SIGSTOP, proxy faults), as for another team's dispatcher;
 // scenarios/mutants_test.go requires each such run to fail its invariant or
 // come out unknown because a fault did not land, never to pass.
+// The base is its own dispatcher, not a copy of the reference: it shares
+// the plumbing both need through package internal/dispatchkit (and its
+// tests share internal/dispatchtest), uses only the reference's public
+// configuration, connections, producer and crash points, and writes its own
+// claim, finalize and recovery (see package adapters/mutants/dispatcher).
+//
 // ModeAdapter runs a comparison mode: a seed's correct but slow design
 // (Modes), for benchmarks.
 //
