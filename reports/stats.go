@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
@@ -98,32 +99,15 @@ func (ix runIndex) latencies() []latencySample {
 }
 
 func summarizeLatency(samples []latencySample) Latency {
-	if len(samples) == 0 {
-		return Latency{}
-	}
 	ds := make([]time.Duration, len(samples))
 	for i, s := range samples {
 		ds[i] = s.d
 	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return Latency{
-		Samples: len(ds),
-		P50Ms:   millis(percentile(ds, 50)),
-		P99Ms:   millis(percentile(ds, 99)),
-		MaxMs:   millis(ds[len(ds)-1]),
+	q, ok := check.Summarize(ds)
+	if !ok {
+		return Latency{}
 	}
-}
-
-// percentile is the nearest-rank percentile of sorted values.
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
-	if rank < 1 {
-		rank = 1
-	}
-	return sorted[rank-1]
+	return Latency{Samples: q.Count, P50Ms: millis(q.P50), P99Ms: millis(q.P99), MaxMs: millis(q.Max)}
 }
 
 // millis converts to milliseconds rounded to the microsecond.
