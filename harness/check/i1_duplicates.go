@@ -9,7 +9,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
-// CheckDuplicates is I1, no duplicate job.
+// judgeDuplicates is I1, no duplicate job.
 //
 // Definition. For every ai_jobs id J:
 //   - creations: the BullMQ creations matched to J (stream "added" entries and
@@ -31,9 +31,7 @@ import (
 // unknown when, for some queue, both the events stream and the keyspace
 // notifications had a gap (a creation may have gone unseen by both), or when
 // a creation could not be matched to any ai_jobs row.
-func CheckDuplicates(run history.Run) Result {
-	ix := newIndex(run)
-	t := newTally("I1", "job created more than once", "jobs created more than once")
+func (ix *index) judgeDuplicates(t *tally) Result {
 	for _, job := range ix.jobsWithEvidence() {
 		ix.checkDuplicate(t, job)
 	}
@@ -45,7 +43,7 @@ func CheckDuplicates(run history.Run) Result {
 		t.doubt("%d BullMQ job creations could not be matched to an ai_jobs row (the first: job %s in queue %s at %s)", n, c.BullID, c.Queue, clock(c.At))
 	}
 	if len(ix.creations.byJob) == 0 && len(ix.creations.unmatched) == 0 {
-		t.nothing("the run created no BullMQ job")
+		t.nothing("the ix.run created no BullMQ job")
 	}
 	return t.result(count(len(ix.creations.byJob), "job", "jobs") + " seen in BullMQ, none created more than once")
 }
