@@ -41,12 +41,12 @@ func indexRun(run history.Run) runIndex {
 		}
 		ix.outbox = append(ix.outbox, t)
 		if t.Op == "delete" {
-			delete(ix.endStatus, t.Row)
+			delete(ix.endStatus, t.Key)
 			continue
 		}
-		ix.endStatus[t.Row] = t.NewStatus
-		if _, seen := ix.published[t.Row]; !seen && t.NewStatus == history.StatusPublished {
-			ix.published[t.Row] = t.At
+		ix.endStatus[t.Key] = t.NewStatus
+		if _, seen := ix.published[t.Key]; !seen && t.NewStatus == history.StatusPublished {
+			ix.published[t.Key] = t.At
 		}
 	}
 	for _, row := range run.Final.Outbox {
@@ -253,11 +253,11 @@ func (ix runIndex) backlog() []backlogPoint {
 	}
 	out := make([]backlogPoint, 0, len(ix.outbox))
 	for _, t := range ix.outbox {
-		move(status[t.Row], -1)
+		move(status[t.Key], -1)
 		if t.Op == "delete" {
-			delete(status, t.Row)
+			delete(status, t.Key)
 		} else {
-			status[t.Row] = t.NewStatus
+			status[t.Key] = t.NewStatus
 			move(t.NewStatus, +1)
 		}
 		out = append(out, backlogPoint{at: t.At, pending: pending, processing: processing})

@@ -18,12 +18,12 @@ type runner struct {
 	log     func(format string, args ...any)
 }
 
-// Run runs the whole benchmark: the floor, the reference with each
+// Measure runs the whole benchmark: the floor, the reference with each
 // instance count, each design, and the long memory check when asked; it
 // prints the table to cfg.Out and writes it to cfg.File. An error is a
 // harness problem (a server that would not start, a dispatcher that
 // crashed or got stuck); no goal is ever an error.
-func Run(ctx context.Context, cfg Config) (rep Report, err error) {
+func Measure(ctx context.Context, cfg Config) (rep Report, err error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return Report{}, err

@@ -62,11 +62,11 @@ var names = map[string]string{
 
 func nameOf(id string) string { return names[id] }
 
-// Run runs every checker on the run. An invariant the scenario waives
+// Evaluate runs every checker on the run. An invariant the scenario waives
 // (run.Meta.Waived[id]) keeps its verdict and carries the reason in Waived.
 // A checker that panics on a malformed history yields unknown, with the
 // panic in the reason, instead of taking the harness down.
-func Run(run history.Run) []Result {
+func Evaluate(run history.Run) []Result {
 	out := make([]Result, 0, 9)
 	for _, c := range All() {
 		r := runOne(c, run)

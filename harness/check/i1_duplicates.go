@@ -206,17 +206,17 @@ func (ix *index) lastWords(inst string, from, to time.Time) (history.ProcessEven
 // finalDuplicate looks for a job held twice at the end: an id twice across
 // one queue's lists and sets, or two BullMQ jobs matched to it. It returns
 // the steps showing it and the sentence telling it ("" when none).
-func (ix *index) finalDuplicate(job string) ([]Step, string) {
+func (ix *index) finalDuplicate(job string) ([]Line, string) {
 	p := ix.finalOf[job]
 	if p == nil {
 		return nil, ""
 	}
 	at := ix.run.Final.At
-	var steps []Step
+	var steps []Line
 	var sentence string
 	for _, k := range sortedBulls(p.lists) {
 		where := p.lists[k]
-		steps = append(steps, Step{At: at, Source: "redis", Text: fmt.Sprintf("final scan: job %s of queue %s is in %s", k.ID, k.Queue, strings.Join(where, ", "))})
+		steps = append(steps, Line{At: at, Source: "redis", Text: fmt.Sprintf("final scan: job %s of queue %s is in %s", k.ID, k.Queue, strings.Join(where, ", "))})
 		if len(where) > 1 && sentence == "" {
 			sentence = fmt.Sprintf("Job %s appears %d times in queue %s at the end (in %s).", job, len(where), k.Queue, strings.Join(where, ", "))
 		}
