@@ -49,11 +49,6 @@ func TestCatalogNamesEveryBugOnceWithItsInvariant(t *testing.T) {
 	}
 	_, err := mutants.Lookup("nope")
 	require.ErrorContains(t, err, `unknown mutant "nope": use one of select-then-update,`)
-	var modes []string
-	for _, m := range mutants.Modes() {
-		modes = append(modes, m.Name)
-	}
-	require.Equal(t, dispatcher.Modes(), modes)
 }
 
 func TestAdaptersDeclareTheirCapabilities(t *testing.T) {
@@ -69,13 +64,6 @@ func TestAdaptersDeclareTheirCapabilities(t *testing.T) {
 	}
 	_, err := mutants.Adapter("nope")
 	require.ErrorContains(t, err, "unknown mutant")
-	m, err := mutants.ModeAdapter(dispatcher.ModeNestSingle)
-	require.NoError(t, err)
-	require.False(t, m.Capabilities().Honours("OUTBOX_POLL_INTERVAL"), "the mode fixes its poll interval")
-	require.False(t, m.Capabilities().Honours("OUTBOX_BATCH_SIZE"))
-	require.True(t, m.Capabilities().Honours("OUTBOX_LEASE"))
-	_, err = mutants.ModeAdapter("fast")
-	require.ErrorContains(t, err, "use one of nest-single, global-lock-batch20")
 }
 
 func TestABlackBoxMutantHidesItsCrashPoints(t *testing.T) {

@@ -23,8 +23,9 @@
 // configuration, connections, producer and crash points, and writes its own
 // claim, finalize and recovery (see package adapters/mutants/dispatcher).
 //
-// ModeAdapter runs a comparison mode: a seed's correct but slow design
-// (Modes), for benchmarks.
+// The benchmark's comparison designs (a seed's correct but slow design) are
+// not mutants: their catalog is package adapters/designs, which runs them
+// through ModeBinary as modes of the same binary.
 //
 // # Scenarios the catalog names beyond the scenario catalog
 //
