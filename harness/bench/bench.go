@@ -179,6 +179,22 @@ func (r *runner) notePeak(f *fleet, row *Row) error {
 
 // dropCase drops a case's database; a failure is logged, not fatal: the
 // private server goes away with the run.
+// preloadedCase opens a fresh case database named name and preloads
+// cfg.Events events into it, their jobs named after prefix; drop it with
+// dropCase.
+func (r *runner) preloadedCase(ctx context.Context, name, prefix string) (*caseDB, error) {
+	c, err := r.srv.newCase(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	r.log("%s: preloading %d events", name, r.cfg.Events)
+	if err := c.preload(ctx, prefix, r.cfg.Events); err != nil {
+		r.dropCase(c)
+		return nil, err
+	}
+	return c, nil
+}
+
 func (r *runner) dropCase(c *caseDB) {
 	if err := r.srv.dropCase(c); err != nil {
 		r.log("warning: %v", err)
