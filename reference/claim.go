@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"time"
+
+	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
 )
 
 // Event is one claimed outbox row.
@@ -72,40 +74,32 @@ func (d *Dispatcher) Claim(ctx context.Context) (*Batch, error) {
 // selectDue locks up to BatchSize due pending rows, skipping rows another
 // session holds.
 func (d *Dispatcher) selectDue(ctx context.Context, tx *sql.Tx) ([]Event, error) {
-	rows, err := tx.QueryContext(ctx,
+	return dispatchkit.QueryRows(ctx, tx, "select due events", scanDue,
 		`SELECT id, event_type, aggregate_id, attempts FROM outbox_events
 		 WHERE status = 'pending' AND available_at <= `+sqlNow+`
 		 ORDER BY available_at, id LIMIT ? FOR UPDATE SKIP LOCKED`,
 		d.nowArg(), d.cfg.BatchSize)
-	if err != nil {
-		return nil, fmt.Errorf("select due events: %w", err)
-	}
-	defer rows.Close()
-	var events []Event
-	for rows.Next() {
-		var e Event
-		if err := rows.Scan(&e.ID, &e.Type, &e.JobID, &e.Attempts); err != nil {
-			return nil, fmt.Errorf("scan due event: %w", err)
-		}
-		e.Attempts++ // the UPDATE below counts this claim
-		events = append(events, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("select due events: %w", err)
-	}
-	return events, nil
+}
+
+// scanDue reads a due event; its attempts count the claim the UPDATE below
+// writes.
+func scanDue(rows *sql.Rows) (Event, error) {
+	var e Event
+	err := rows.Scan(&e.ID, &e.Type, &e.JobID, &e.Attempts)
+	e.Attempts++
+	return e, err
 }
 
 // markClaimed writes the claim on the locked rows. The status guard is
 // redundant under the row locks; it keeps the statement safe on its own.
 func (d *Dispatcher) markClaimed(ctx context.Context, tx *sql.Tx, b *Batch) error {
 	ids := b.IDs()
-	args := append([]any{d.cfg.InstanceID, b.Token, d.nowArg(), d.cfg.Lease.Microseconds()}, idArgs(ids)...)
+	args := append([]any{d.cfg.InstanceID, b.Token, d.nowArg(), d.cfg.Lease.Microseconds()}, dispatchkit.Args(ids)...)
 	res, err := tx.ExecContext(ctx,
 		`UPDATE `+outboxByID+`
 		 SET status = 'processing', locked_by = ?, lock_token = ?,
 		     locked_until = `+sqlNow+` + INTERVAL ? MICROSECOND, attempts = attempts + 1
-		 WHERE id IN `+inList(len(ids))+` AND status = 'pending'`, args...)
+		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'pending'`, args...)
 	if err != nil {
 		return fmt.Errorf("mark claimed: %w", err)
 	}

@@ -2,8 +2,8 @@ package reference
 
 import (
 	"context"
-	"fmt"
 
+	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference/bullmq"
 )
 
@@ -12,11 +12,6 @@ const (
 	jobCreated = "created"
 	jobQueued  = "queued"
 )
-
-// jobRow is the part of an ai_jobs row the dispatcher reads.
-type jobRow struct {
-	queue, status string
-}
 
 // classify decides what to do with each event of b (contract step 2): a
 // permanent failure, a close with no add (the job is already past created),
@@ -42,7 +37,7 @@ func (d *Dispatcher) classify(ctx context.Context, b *Batch) []fate {
 	return fates
 }
 
-func (d *Dispatcher) classifyOne(e Event, jobs map[string]jobRow) fate {
+func (d *Dispatcher) classifyOne(e Event, jobs map[string]dispatchkit.Job) fate {
 	if e.Type != EventTypeEnqueue {
 		return failed(ReasonUnknownEventType, "event type %q is not %q", e.Type, EventTypeEnqueue)
 	}
@@ -50,20 +45,20 @@ func (d *Dispatcher) classifyOne(e Event, jobs map[string]jobRow) fate {
 	if !ok {
 		return failed(ReasonJobNotFound, "ai_jobs has no row with id %q", e.JobID)
 	}
-	if job.status != jobCreated {
+	if job.Status != jobCreated {
 		return publish(HowAlreadyDispatched)
 	}
-	if !d.queues[job.queue] {
-		return failed(ReasonQueueNotAllowed, "queue %q of job %q is not in %s", job.queue, e.JobID, envQueues)
+	if !d.queues[job.Queue] {
+		return failed(ReasonQueueNotAllowed, "queue %q of job %q is not in %s", job.Queue, e.JobID, envQueues)
 	}
 	if err := bullmq.ValidateJobID(e.JobID); err != nil {
 		return failed(ReasonIllegalJobID, "%v", err)
 	}
-	return fate{kind: fateAdd, queue: job.queue}
+	return fate{kind: fateAdd, queue: job.Queue}
 }
 
 // loadJobs reads the ai_jobs rows of the batch's enqueue events.
-func (d *Dispatcher) loadJobs(ctx context.Context, b *Batch) (map[string]jobRow, error) {
+func (d *Dispatcher) loadJobs(ctx context.Context, b *Batch) (map[string]dispatchkit.Job, error) {
 	var ids []string
 	seen := map[string]bool{}
 	for _, e := range b.Events {
@@ -72,28 +67,7 @@ func (d *Dispatcher) loadJobs(ctx context.Context, b *Batch) (map[string]jobRow,
 			ids = append(ids, e.JobID)
 		}
 	}
-	jobs := make(map[string]jobRow, len(ids))
-	if len(ids) == 0 {
-		return jobs, nil
-	}
 	ctx, cancel := d.opContext(ctx)
 	defer cancel()
-	rows, err := d.db.QueryContext(ctx,
-		`SELECT id, queue_name, status FROM ai_jobs WHERE id IN `+inList(len(ids)), stringArgs(ids)...)
-	if err != nil {
-		return nil, fmt.Errorf("load jobs: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var j jobRow
-		if err := rows.Scan(&id, &j.queue, &j.status); err != nil {
-			return nil, fmt.Errorf("load jobs: scan: %w", err)
-		}
-		jobs[id] = j
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load jobs: %w", err)
-	}
-	return jobs, nil
+	return dispatchkit.LoadJobs(ctx, d.db, ids)
 }

@@ -17,10 +17,10 @@ func TestInjectedClockDrivesTheSQL(t *testing.T) {
 	ctx := context.Background()
 	id := e.addValid("job-1")
 	var dbNow time.Time
-	require.NoError(t, e.db.QueryRow(`SELECT NOW(6)`).Scan(&dbNow))
+	require.NoError(t, e.DB.QueryRow(`SELECT NOW(6)`).Scan(&dbNow))
 
 	clock := &manualClock{now: dbNow.Add(-time.Hour).Truncate(time.Microsecond)}
-	cfg := e.config("d1")
+	cfg := e.Config("d1")
 	e.breakQueue(queueA) // an error reply for the event's queue: a transient failure with backoff
 	d := e.dispatcher(cfg, reference.WithClock(clock.Now))
 
@@ -37,7 +37,7 @@ func TestInjectedClockDrivesTheSQL(t *testing.T) {
 	steps := e.audit(id)
 	require.Len(t, steps, 2)
 	var lockedUntil time.Time
-	require.NoError(t, e.db.QueryRow(`SELECT locked_until FROM audit WHERE event_id = ? AND new_status = 'processing'`, id).Scan(&lockedUntil))
+	require.NoError(t, e.DB.QueryRow(`SELECT locked_until FROM audit WHERE event_id = ? AND new_status = 'processing'`, id).Scan(&lockedUntil))
 	require.Equal(t, claimNow.Add(cfg.Lease).UTC(), lockedUntil.UTC(), "lease end = injected now + lease")
 
 	retry := steps[1]

@@ -15,7 +15,7 @@ func TestPublishesValidEventsAndQueuesTheirJobs(t *testing.T) {
 	e := newEnv(t)
 	a := e.addValid("job-a")
 	b := e.addEvent(reference.EventTypeEnqueue, "job-b", queueB, "created")
-	d := e.dispatcher(e.config("d1"))
+	d := e.dispatcher(e.Config("d1"))
 
 	n, err := d.Poll(context.Background())
 	require.NoError(t, err)
@@ -33,9 +33,9 @@ func TestPublishesValidEventsAndQueuesTheirJobs(t *testing.T) {
 		require.Equal(t, "d1", row.LockedBy.String, "the finalized row keeps who finalized it")
 		require.Len(t, row.LockToken.String, 32, "the finalized row keeps its token")
 		require.False(t, row.LastError.Valid)
-		require.Equal(t, "queued", e.jobStatus(c.job))
+		require.Equal(t, "queued", e.JobStatus(c.job))
 
-		data, err := e.rdb.HGet(context.Background(), jobKey(c.queue, c.job), "data").Result()
+		data, err := e.Redis.HGet(context.Background(), jobKey(c.queue, c.job), "data").Result()
 		require.NoError(t, err)
 		var payload map[string]string
 		require.NoError(t, json.Unmarshal([]byte(data), &payload))
@@ -70,7 +70,7 @@ func TestPermanentFailuresFailAtOnceWithoutRedis(t *testing.T) {
 		{"colon", e.addEvent(reference.EventTypeEnqueue, "job:1", queueA, "created"), "job:1", queueA, reference.ReasonIllegalJobID},
 	}
 	valid := e.addValid("job-ok")
-	d := e.dispatcher(e.config("d1"))
+	d := e.dispatcher(e.Config("d1"))
 
 	_, err := d.Poll(context.Background())
 	require.NoError(t, err)
@@ -90,7 +90,7 @@ func TestPermanentFailuresFailAtOnceWithoutRedis(t *testing.T) {
 	require.Equal(t, "published", e.event(valid).Status)
 	require.Equal(t, 1, e.addCalls(queueA), "only the valid event reached Redis")
 	require.Equal(t, 0, e.addCalls("ai-secret"))
-	require.Equal(t, "created", e.jobStatus("job-q"), "a failed event leaves its job alone")
+	require.Equal(t, "created", e.JobStatus("job-q"), "a failed event leaves its job alone")
 
 	// A second poll finds nothing: failed is final.
 	n, err := d.Poll(context.Background())
@@ -107,7 +107,7 @@ func TestJobPastCreatedIsPublishedWithNoAdd(t *testing.T) {
 	e := newEnv(t)
 	queued := e.addEvent(reference.EventTypeEnqueue, "job-q", queueA, "queued")
 	running := e.addEvent(reference.EventTypeEnqueue, "job-r", queueA, "running")
-	d := e.dispatcher(e.config("d1"))
+	d := e.dispatcher(e.Config("d1"))
 
 	_, err := d.Poll(context.Background())
 	require.NoError(t, err)
@@ -118,7 +118,7 @@ func TestJobPastCreatedIsPublishedWithNoAdd(t *testing.T) {
 	require.False(t, e.jobExists(queueA, "job-q"))
 	require.False(t, e.jobExists(queueA, "job-r"))
 	require.Zero(t, e.addCalls(queueA), "no add at all")
-	require.Equal(t, "running", e.jobStatus("job-r"), "a worker's state is never overwritten")
+	require.Equal(t, "running", e.JobStatus("job-r"), "a worker's state is never overwritten")
 	require.Equal(t, 2, d.Stats().Published[reference.HowAlreadyDispatched])
 }
 
@@ -130,18 +130,18 @@ func TestReAddAfterJobHashDeletedStaysANoOp(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	id := e.addValid("job-1")
-	d := e.dispatcher(e.config("d1"))
+	d := e.dispatcher(e.Config("d1"))
 	_, err := d.Poll(ctx)
 	require.NoError(t, err)
 	require.Equal(t, "published", e.event(id).Status)
 
 	// The consumer completes the job and removes it.
-	require.NoError(t, e.rdb.Del(ctx, jobKey(queueA, "job-1")).Err())
-	require.NoError(t, e.rdb.LRem(ctx, "bull:"+queueA+":wait", 0, "job-1").Err())
+	require.NoError(t, e.Redis.Del(ctx, jobKey(queueA, "job-1")).Err())
+	require.NoError(t, e.Redis.LRem(ctx, "bull:"+queueA+":wait", 0, "job-1").Err())
 	// The event is back, its job still created.
-	_, err = e.db.Exec(`UPDATE outbox_events SET status = 'pending', lock_token = NULL, locked_by = NULL WHERE id = ?`, id)
+	_, err = e.DB.Exec(`UPDATE outbox_events SET status = 'pending', lock_token = NULL, locked_by = NULL WHERE id = ?`, id)
 	require.NoError(t, err)
-	_, err = e.db.Exec(`UPDATE ai_jobs SET status = 'created' WHERE id = 'job-1'`)
+	_, err = e.DB.Exec(`UPDATE ai_jobs SET status = 'created' WHERE id = 'job-1'`)
 	require.NoError(t, err)
 
 	n, err := d.Poll(ctx)

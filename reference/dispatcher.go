@@ -3,16 +3,15 @@ package reference
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference/bullmq"
 	"github.com/outboxchaos/outboxchaos/reference/failpoint"
 )
@@ -32,8 +31,7 @@ type Dispatcher struct {
 	clock    func() time.Time // injected SQL clock; nil = database clock
 	local    func() time.Time // local clock for the lease check
 	queues   map[string]bool
-	owned    []func() error // closers of what New opened itself
-	closeMu  sync.Mutex
+	owned    dispatchkit.Owned // what New opened itself
 
 	health      *health
 	redisB      *breaker     // is Redis answering (doc.go, "Dependency health")
@@ -105,21 +103,8 @@ func (d *Dispatcher) fillDefaults() error {
 	if d.jitter == nil {
 		d.jitter = newJitter(time.Now().UnixNano())
 	}
-	if d.db == nil {
-		db, err := OpenMySQL(d.cfg.MySQLDSN)
-		if err != nil {
-			return err
-		}
-		d.db = db
-		d.owned = append(d.owned, db.Close)
-	}
-	if d.rdb == nil {
-		rdb, err := OpenRedis(d.cfg.RedisURL, d.cfg.PublishTimeout)
-		if err != nil {
-			return err
-		}
-		d.rdb = rdb
-		d.owned = append(d.owned, rdb.Close)
+	if err := d.open(); err != nil {
+		return err
 	}
 	p, err := bullmq.NewProducer(d.rdb, bullmq.Options{Prefix: d.cfg.BullPrefix, DedupeHorizon: d.cfg.DedupeHorizon})
 	if err != nil {
@@ -143,15 +128,17 @@ func (d *Dispatcher) Config() Config { return d.cfg }
 func (d *Dispatcher) Close() error { return d.closeOwned() }
 
 // closeOwned closes the connections New opened; injected ones stay open.
-func (d *Dispatcher) closeOwned() error {
-	d.closeMu.Lock()
-	defer d.closeMu.Unlock()
-	var errs []error
-	for i := len(d.owned) - 1; i >= 0; i-- {
-		errs = append(errs, d.owned[i]())
+func (d *Dispatcher) closeOwned() error { return d.owned.Close() }
+
+// open opens the connections the options did not inject.
+func (d *Dispatcher) open() error {
+	err := dispatchkit.Open(&d.owned, &d.db, func() (*sql.DB, error) { return OpenMySQL(d.cfg.MySQLDSN) }, (*sql.DB).Close)
+	if err != nil {
+		return err
 	}
-	d.owned = nil
-	return errors.Join(errs...)
+	return dispatchkit.Open(&d.owned, &d.rdb, func() (redis.UniversalClient, error) {
+		return OpenRedis(d.cfg.RedisURL, d.cfg.PublishTimeout)
+	}, redis.UniversalClient.Close)
 }
 
 // nowArg is the argument for one sqlNow: nil (database clock) or the
@@ -182,26 +169,11 @@ const lockRetries = 3
 // from scratch each time.
 func (d *Dispatcher) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	for try := 0; ; try++ {
-		err := d.inTxOnce(ctx, fn)
+		err := dispatchkit.InTx(ctx, d.db, fn)
 		if err == nil || try == lockRetries || !lockConflict(err) || ctx.Err() != nil {
 			return err
 		}
 		d.log.Info("transaction restarted after a lock conflict", "try", try+1, "error", err.Error())
-		wait(ctx, time.Duration(try+1)*10*time.Millisecond)
+		dispatchkit.Wait(ctx, time.Duration(try+1)*10*time.Millisecond)
 	}
-}
-
-func (d *Dispatcher) inTxOnce(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := d.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
 }

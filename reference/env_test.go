@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -13,15 +11,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
+	"github.com/outboxchaos/outboxchaos/internal/dispatchtest"
 	"github.com/outboxchaos/outboxchaos/reference"
-)
-
-func TestMain(m *testing.M) { localtest.Main(m) }
-
-const (
-	queueA = "ai-default"
-	queueB = "ai-bulk"
 )
 
 // auditDDL records every update of outbox_events, stamped with the updating
@@ -42,48 +33,20 @@ var auditDDL = []string{
 // env is one test's private database (with the schema and the audit
 // trigger) and private Redis.
 type env struct {
-	t        *testing.T
-	db       *sql.DB
-	dsn      string
-	redisURL string
-	rdb      *redis.Client
+	*dispatchtest.Servers
+	t *testing.T
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	db, dsn := localtest.MySQL(t)
-	for _, stmt := range append(reference.SchemaStatements(), auditDDL...) {
-		_, err := db.Exec(stmt)
-		require.NoError(t, err, stmt)
-	}
-	r := localtest.Redis(t)
-	rdb := redis.NewClient(&redis.Options{Addr: r.Addr()})
-	t.Cleanup(func() { _ = rdb.Close() })
-	return &env{t: t, db: db, dsn: dsn, redisURL: r.URL(0), rdb: rdb}
-}
-
-// config is a fast test tuning against this env.
-func (e *env) config(instance string) reference.Config {
-	c := reference.DefaultConfig()
-	c.MySQLDSN, c.RedisURL = e.dsn, e.redisURL
-	c.Queues = []string{queueA, queueB}
-	c.InstanceID = instance
-	c.PollInterval = 10 * time.Millisecond
-	c.Lease = 2 * time.Second
-	c.RecoveryMargin = 100 * time.Millisecond
-	c.MaxAttempts = 5
-	c.BackoffBase = 100 * time.Millisecond
-	c.BackoffMax = time.Second
-	c.PublishTimeout = 500 * time.Millisecond
-	c.ShutdownTimeout = 5 * time.Second
-	return c
+	s := dispatchtest.NewServers(t, auditDDL...)
+	return &env{Servers: s, t: t}
 }
 
 // dispatcher builds a dispatcher that logs warnings to the test log.
 func (e *env) dispatcher(cfg reference.Config, opts ...reference.Option) *reference.Dispatcher {
 	e.t.Helper()
-	logger := slog.New(slog.NewTextHandler(testWriter{e.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	d, err := reference.New(cfg, append([]reference.Option{reference.WithLogger(logger)}, opts...)...)
+	d, err := reference.New(cfg, append([]reference.Option{reference.WithLogger(dispatchtest.Logger(e.t))}, opts...)...)
 	require.NoError(e.t, err)
 	e.t.Cleanup(func() { _ = d.Close() })
 	return d
@@ -113,20 +76,11 @@ func (e *env) run(d *reference.Dispatcher) (stop func()) {
 	return stop
 }
 
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
-
-var _ io.Writer = testWriter{}
-
 // addEvent inserts a job (unless jobStatus is "") and its event in one
 // transaction, as a producer does, and returns the event id.
 func (e *env) addEvent(eventType, jobID, queue, jobStatus string) int64 {
 	e.t.Helper()
-	tx, err := e.db.Begin()
+	tx, err := e.DB.Begin()
 	require.NoError(e.t, err)
 	if jobStatus != "" {
 		_, err = tx.Exec(`INSERT INTO ai_jobs (id, queue_name, status) VALUES (?, ?, ?)`, jobID, queue, jobStatus)
@@ -161,9 +115,9 @@ func (e *env) addMany(prefix string, n int) {
 			events = append(events, "(?, ?, JSON_OBJECT('jobId', ?))")
 			eventArgs = append(eventArgs, reference.EventTypeEnqueue, id, id)
 		}
-		_, err := e.db.Exec(`INSERT INTO ai_jobs (id, queue_name, status) VALUES `+strings.Join(jobs, ","), jobArgs...)
+		_, err := e.DB.Exec(`INSERT INTO ai_jobs (id, queue_name, status) VALUES `+strings.Join(jobs, ","), jobArgs...)
 		require.NoError(e.t, err)
-		_, err = e.db.Exec(`INSERT INTO outbox_events (event_type, aggregate_id, payload) VALUES `+strings.Join(events, ","), eventArgs...)
+		_, err = e.DB.Exec(`INSERT INTO outbox_events (event_type, aggregate_id, payload) VALUES `+strings.Join(events, ","), eventArgs...)
 		require.NoError(e.t, err)
 	}
 }
@@ -183,26 +137,11 @@ type eventRow struct {
 func (e *env) event(id int64) eventRow {
 	e.t.Helper()
 	var r eventRow
-	err := e.db.QueryRow(`SELECT status, attempts, available_at, locked_by, lock_token, locked_until, last_error, published_at
+	err := e.DB.QueryRow(`SELECT status, attempts, available_at, locked_by, lock_token, locked_until, last_error, published_at
 		FROM outbox_events WHERE id = ?`, id).
 		Scan(&r.Status, &r.Attempts, &r.AvailableAt, &r.LockedBy, &r.LockToken, &r.LockedUntil, &r.LastError, &r.PublishedAt)
 	require.NoError(e.t, err)
 	return r
-}
-
-func (e *env) jobStatus(id string) string {
-	e.t.Helper()
-	var s string
-	require.NoError(e.t, e.db.QueryRow(`SELECT status FROM ai_jobs WHERE id = ?`, id).Scan(&s))
-	return s
-}
-
-// count runs a COUNT(*) query.
-func (e *env) count(query string, args ...any) int {
-	e.t.Helper()
-	var n int
-	require.NoError(e.t, e.db.QueryRow(query, args...).Scan(&n))
-	return n
 }
 
 // waitFor polls cond every 10ms until it holds, failing after 30s.
@@ -227,7 +166,7 @@ type auditRow struct {
 
 func (e *env) audit(eventID int64) []auditRow {
 	e.t.Helper()
-	rows, err := e.db.Query(`SELECT at, old_status, new_status, attempts, available_at, locked_by, old_token, new_token, old_error, new_error
+	rows, err := e.DB.Query(`SELECT at, old_status, new_status, attempts, available_at, locked_by, old_token, new_token, old_error, new_error
 		FROM audit WHERE event_id = ? ORDER BY seq`, eventID)
 	require.NoError(e.t, err)
 	defer rows.Close()
@@ -248,7 +187,7 @@ func jobKey(queue, id string) string { return "bull:" + queue + ":" + id }
 
 func (e *env) jobExists(queue, id string) bool {
 	e.t.Helper()
-	n, err := e.rdb.Exists(context.Background(), jobKey(queue, id)).Result()
+	n, err := e.Redis.Exists(context.Background(), jobKey(queue, id)).Result()
 	require.NoError(e.t, err)
 	return n == 1
 }
@@ -257,7 +196,7 @@ func (e *env) jobExists(queue, id string) bool {
 // included, so it counts the adds that reached Redis.
 func (e *env) addCalls(queue string) int {
 	e.t.Helper()
-	n, err := e.rdb.Get(context.Background(), "bull:"+queue+":id").Int()
+	n, err := e.Redis.Get(context.Background(), "bull:"+queue+":id").Int()
 	if err == redis.Nil {
 		return 0
 	}
@@ -268,7 +207,7 @@ func (e *env) addCalls(queue string) int {
 // waitList returns the ids on the queue's wait list.
 func (e *env) waitList(queue string) []string {
 	e.t.Helper()
-	ids, err := e.rdb.LRange(context.Background(), "bull:"+queue+":wait", 0, -1).Result()
+	ids, err := e.Redis.LRange(context.Background(), "bull:"+queue+":wait", 0, -1).Result()
 	require.NoError(e.t, err)
 	return ids
 }
@@ -276,7 +215,7 @@ func (e *env) waitList(queue string) []string {
 // streamAdded counts 'added' entries for jobID on the queue's events stream.
 func (e *env) streamAdded(queue, jobID string) int {
 	e.t.Helper()
-	entries, err := e.rdb.XRange(context.Background(), "bull:"+queue+":events", "-", "+").Result()
+	entries, err := e.Redis.XRange(context.Background(), "bull:"+queue+":events", "-", "+").Result()
 	require.NoError(e.t, err)
 	n := 0
 	for _, en := range entries {
@@ -286,3 +225,9 @@ func (e *env) streamAdded(queue, jobID string) int {
 	}
 	return n
 }
+
+// The queues of the fast tuning (env.Config).
+const (
+	queueA = dispatchtest.QueueA
+	queueB = dispatchtest.QueueB
+)

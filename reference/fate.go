@@ -3,6 +3,8 @@ package reference
 import (
 	"fmt"
 	"strings"
+
+	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
 )
 
 // Permanent failure reasons: the first word of last_error and the label of
@@ -70,11 +72,11 @@ func giveBack(err error) fate { return fate{kind: fateGiveBack, text: oneLine(er
 func (f fate) lastError(e Event, maxAttempts int) string {
 	switch {
 	case f.kind == fateFail:
-		return truncateError(f.reason + ": " + f.text)
+		return dispatchkit.TruncateError(f.reason + ": " + f.text)
 	case e.Attempts >= maxAttempts:
-		return truncateError(fmt.Sprintf("%s: attempt %d of %d: %s", ReasonMaxAttempts, e.Attempts, maxAttempts, f.text))
+		return dispatchkit.TruncateError(fmt.Sprintf("%s: attempt %d of %d: %s", ReasonMaxAttempts, e.Attempts, maxAttempts, f.text))
 	default:
-		return truncateError(fmt.Sprintf("attempt %d of %d: %s", e.Attempts, maxAttempts, f.text))
+		return dispatchkit.TruncateError(fmt.Sprintf("attempt %d of %d: %s", e.Attempts, maxAttempts, f.text))
 	}
 }
 

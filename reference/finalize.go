@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 
+	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference/failpoint"
 )
 
@@ -69,8 +70,8 @@ func lockOurs(ctx context.Context, tx *sql.Tx, b *Batch) (map[int64]bool, error)
 	ids := b.IDs()
 	rows, err := tx.QueryContext(ctx,
 		`SELECT id FROM `+outboxByID+`
-		 WHERE id IN `+inList(len(ids))+` AND status = 'processing' AND lock_token = ?
-		 FOR UPDATE`, append(idArgs(ids), b.Token)...)
+		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'processing' AND lock_token = ?
+		 FOR UPDATE`, append(dispatchkit.Args(ids), b.Token)...)
 	if err != nil {
 		return nil, fmt.Errorf("lock held events: %w", err)
 	}
@@ -156,10 +157,10 @@ func (d *Dispatcher) writePublished(ctx context.Context, tx *sql.Tx, token strin
 	if len(ids) == 0 {
 		return nil
 	}
-	args := append([]any{d.nowArg()}, idArgs(ids)...)
+	args := append([]any{d.nowArg()}, dispatchkit.Args(ids)...)
 	res, err := tx.ExecContext(ctx,
 		`UPDATE `+outboxByID+` SET status = 'published', published_at = `+sqlNow+`, locked_until = NULL
-		 WHERE id IN `+inList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
+		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
 		append(args, token)...)
 	return expectRows(res, err, len(ids), "mark published")
 }
@@ -172,7 +173,7 @@ func queueJobs(ctx context.Context, tx *sql.Tx, jobIDs []string) error {
 	}
 	_, err := tx.ExecContext(ctx,
 		`UPDATE ai_jobs SET status = '`+jobQueued+`'
-		 WHERE id IN `+inList(len(jobIDs))+` AND status = '`+jobCreated+`'`, stringArgs(jobIDs)...)
+		 WHERE id IN `+dispatchkit.InList(len(jobIDs))+` AND status = '`+jobCreated+`'`, dispatchkit.Args(jobIDs)...)
 	if err != nil {
 		return fmt.Errorf("mark jobs queued: %w", err)
 	}
@@ -185,10 +186,10 @@ func (d *Dispatcher) writeFailed(ctx context.Context, tx *sql.Tx, token string, 
 		return nil
 	}
 	cs, csArgs := caseByID(ids, func(i int) string { return texts[i] })
-	args := append(csArgs, idArgs(ids)...)
+	args := append(csArgs, dispatchkit.Args(ids)...)
 	res, err := tx.ExecContext(ctx,
 		`UPDATE `+outboxByID+` SET status = 'failed', last_error = `+cs+`, locked_until = NULL
-		 WHERE id IN `+inList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
+		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
 		append(args, token)...)
 	return expectRows(res, err, len(ids), "mark failed")
 }
@@ -210,12 +211,12 @@ func (d *Dispatcher) writeRetries(ctx context.Context, ex execer, token string, 
 		return d.jitter.delay(events[i].Attempts, d.cfg.BackoffBase, d.cfg.BackoffMax).Microseconds()
 	})
 	args := append(errArgs, d.nowArg())
-	args = append(append(args, delayArgs...), idArgs(ids)...)
+	args = append(append(args, delayArgs...), dispatchkit.Args(ids)...)
 	res, err := ex.ExecContext(ctx,
 		`UPDATE `+outboxByID+`
 		 SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL,
 		     last_error = `+errCase+`, available_at = `+sqlNow+` + INTERVAL (`+delayCase+`) MICROSECOND
-		 WHERE id IN `+inList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
+		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
 		append(args, token)...)
 	if err != nil {
 		return 0, fmt.Errorf("mark retry: %w", err)

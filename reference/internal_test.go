@@ -1,10 +1,8 @@
 package reference
 
 import (
-	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -37,25 +35,9 @@ func TestJitterStaysInItsRangeAndNeverShrinksBeforeTheCap(t *testing.T) {
 	}
 }
 
-func TestTruncateErrorKeepsWholeCharacters(t *testing.T) {
-	require.Equal(t, "short", truncateError("short"))
-	long := strings.Repeat("é", 600) // 1200 bytes
-	got := truncateError(long)
-	require.LessOrEqual(t, len(got), maxLastError)
-	require.True(t, utf8.ValidString(got))
-	require.Equal(t, 512, utf8.RuneCountInString(got))
-}
-
 func TestClosestNameFindsTypos(t *testing.T) {
 	require.Equal(t, envPublishTimeout, closestName("OUTBOX_PUBLISH_TIMOUT"))
 	require.Equal(t, envDedupeHorizon, closestName("OUTBOX_DEDUP_HORIZON"))
-}
-
-func TestIdleWaitBacksOffOnFailuresUpToASecond(t *testing.T) {
-	require.Equal(t, 50*time.Millisecond, idleWait(50*time.Millisecond, 0))
-	require.Equal(t, 200*time.Millisecond, idleWait(50*time.Millisecond, 2))
-	require.Equal(t, time.Second, idleWait(50*time.Millisecond, 20))
-	require.Equal(t, 3*time.Second, idleWait(3*time.Second, 5), "never below the poll interval")
 }
 
 func TestLastErrorNamesTheAttempt(t *testing.T) {

@@ -20,11 +20,11 @@ func TestLeaseRecoveryReturnsOnlyExpiredClaims(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	lost, finalized, reclaimed := e.addValid("job-lost"), e.addValid("job-fin"), e.addValid("job-re")
-	_, err := e.db.Exec(`UPDATE outbox_events SET last_error = 'an earlier failure' WHERE id = ?`, lost)
+	_, err := e.DB.Exec(`UPDATE outbox_events SET last_error = 'an earlier failure' WHERE id = ?`, lost)
 	require.NoError(t, err)
 	availableBefore := e.event(lost).AvailableAt
 
-	cfg := e.config("owner")
+	cfg := e.Config("owner")
 	cfg.Lease = time.Second
 	cfg.RecoveryMargin = 300 * time.Millisecond
 	owner := e.dispatcher(cfg)
@@ -39,9 +39,9 @@ func TestLeaseRecoveryReturnsOnlyExpiredClaims(t *testing.T) {
 
 	// Meanwhile one row was finalized (its lease long gone) and one was
 	// re-claimed by someone else.
-	_, err = e.db.Exec(`UPDATE outbox_events SET status = 'published', locked_until = NOW(6) - INTERVAL 1 HOUR WHERE id = ?`, finalized)
+	_, err = e.DB.Exec(`UPDATE outbox_events SET status = 'published', locked_until = NOW(6) - INTERVAL 1 HOUR WHERE id = ?`, finalized)
 	require.NoError(t, err)
-	_, err = e.db.Exec(`UPDATE outbox_events SET locked_by = 'third', lock_token = 'third-token', locked_until = NOW(6) + INTERVAL 1 HOUR WHERE id = ?`, reclaimed)
+	_, err = e.DB.Exec(`UPDATE outbox_events SET locked_by = 'third', lock_token = 'third-token', locked_until = NOW(6) + INTERVAL 1 HOUR WHERE id = ?`, reclaimed)
 	require.NoError(t, err)
 
 	var recovered int64
@@ -66,7 +66,7 @@ func TestLeaseRecoveryReturnsOnlyExpiredClaims(t *testing.T) {
 	require.Equal(t, "processing", claim.NewStatus)
 	require.Equal(t, "pending", recovery.NewStatus)
 	var claimUntil time.Time
-	require.NoError(t, e.db.QueryRow(`SELECT locked_until FROM audit WHERE event_id = ? AND new_status = 'processing'`, lost).Scan(&claimUntil))
+	require.NoError(t, e.DB.QueryRow(`SELECT locked_until FROM audit WHERE event_id = ? AND new_status = 'processing'`, lost).Scan(&claimUntil))
 	require.False(t, recovery.At.Before(claimUntil.Add(cfg.RecoveryMargin)),
 		"recovered at %v, before the lease end %v plus the margin", recovery.At, claimUntil)
 
@@ -90,7 +90,7 @@ func TestPausedOwnerIsFencedOutAtFinalize(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	id := e.addValid("job-1")
-	cfg := e.config("paused")
+	cfg := e.Config("paused")
 	cfg.Lease = time.Second
 	cfg.RecoveryMargin = 100 * time.Millisecond
 
@@ -138,7 +138,7 @@ func TestPausedOwnerIsFencedOutAtFinalize(t *testing.T) {
 	require.Equal(t, 1, taker.Stats().Published[reference.HowDuplicate], "the taker's add was a no-op")
 	require.Equal(t, 2, e.addCalls(queueA))
 	require.Equal(t, 1, e.streamAdded(queueA, "job-1"), "one BullMQ job")
-	require.Equal(t, "queued", e.jobStatus("job-1"))
+	require.Equal(t, "queued", e.JobStatus("job-1"))
 }
 
 // manualClock is a local clock a test moves by hand.
@@ -160,7 +160,7 @@ func TestLeaseCheckStopsALateAdd(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	id := e.addValid("job-1")
-	cfg := e.config("d1")
+	cfg := e.Config("d1")
 	clock := &manualClock{now: time.Now()}
 	d := e.dispatcher(cfg, reference.WithLocalClock(clock.Now))
 

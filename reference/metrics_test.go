@@ -27,7 +27,7 @@ func get(t *testing.T, url string) (int, string) {
 func TestMetricsAndHealthOnTheMetricsAddress(t *testing.T) {
 	e := newEnv(t)
 	id := e.addValid("job-1")
-	cfg := e.config("d1")
+	cfg := e.Config("d1")
 	cfg.MetricsAddr = "127.0.0.1:0"
 	d := e.dispatcher(cfg)
 
@@ -69,7 +69,7 @@ func TestHealthIsUnavailableWhileMySQLAnswersNothing(t *testing.T) {
 	require.NoError(t, err)
 	deadAddr := ln.Addr().String()
 	require.NoError(t, ln.Close())
-	cfg := e.config("d1")
+	cfg := e.Config("d1")
 	cfg.MySQLDSN = "root@tcp(" + deadAddr + ")/outbox?timeout=200ms"
 	d := e.dispatcher(cfg)
 	srv := httptest.NewServer(d.Handler())
@@ -94,12 +94,12 @@ func TestOldestPendingAgeGauge(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	id := e.addValid("job-1")
-	_, err := e.db.Exec(`UPDATE outbox_events SET available_at = NOW(6) - INTERVAL 100 SECOND WHERE id = ?`, id)
+	_, err := e.DB.Exec(`UPDATE outbox_events SET available_at = NOW(6) - INTERVAL 100 SECOND WHERE id = ?`, id)
 	require.NoError(t, err)
 	future := e.addValid("job-later")
-	_, err = e.db.Exec(`UPDATE outbox_events SET available_at = NOW(6) + INTERVAL 1 HOUR WHERE id = ?`, future)
+	_, err = e.DB.Exec(`UPDATE outbox_events SET available_at = NOW(6) + INTERVAL 1 HOUR WHERE id = ?`, future)
 	require.NoError(t, err)
-	d := e.dispatcher(e.config("d1"))
+	d := e.dispatcher(e.Config("d1"))
 
 	gauge := func() float64 {
 		mfs, err := d.Registry().Gather()

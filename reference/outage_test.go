@@ -91,13 +91,13 @@ func (l *link) setDown(down bool) {
 
 // redisLink puts a cuttable link in front of the env's Redis.
 func (e *env) redisLink() *link {
-	return newLink(e.t, e.rdb.Options().Addr)
+	return newLink(e.t, e.Redis.Options().Addr)
 }
 
 // mysqlLink puts a cuttable link in front of the env's MySQL and returns it
 // with a DSN through it.
 func (e *env) mysqlLink() (*link, string) {
-	cfg, err := mysql.ParseDSN(e.dsn)
+	cfg, err := mysql.ParseDSN(e.DSN)
 	require.NoError(e.t, err)
 	l := newLink(e.t, cfg.Addr)
 	cfg.Addr = l.addr()
@@ -142,7 +142,7 @@ func TestRedisOutageOpensTheBreakerAndGivesBackHeldEvents(t *testing.T) {
 	e := newEnv(t)
 	ids := []int64{e.addValid("job-1"), e.addValid("job-2"), e.addValid("job-3")}
 	l := e.redisLink()
-	cfg := e.config("d1")
+	cfg := e.Config("d1")
 	cfg.RedisURL = "redis://" + l.addr() + "/0"
 	cfg.MaxAttempts = 2 // a dispatcher that spent attempts would fail every event within a second
 	cfg.PublishTimeout = 200 * time.Millisecond
@@ -174,7 +174,7 @@ func TestRedisOutageOpensTheBreakerAndGivesBackHeldEvents(t *testing.T) {
 
 	l.setDown(false)
 	e.waitFor("every event published", func() bool {
-		return e.count(`SELECT COUNT(*) FROM outbox_events WHERE status = 'published'`) == len(ids)
+		return e.Count(`SELECT COUNT(*) FROM outbox_events WHERE status = 'published'`) == len(ids)
 	})
 	e.waitFor("healthy again", func() bool { return e.healthz(d).Code == http.StatusOK })
 	h = e.healthz(d)
@@ -206,7 +206,7 @@ func TestMySQLOutageStopsClaimsAndResumes(t *testing.T) {
 	e := newEnv(t)
 	first := e.addValid("job-before")
 	l, dsn := e.mysqlLink()
-	cfg := e.config("d1")
+	cfg := e.Config("d1")
 	cfg.MySQLDSN = dsn
 	cfg.MaxAttempts = 2
 	cfg.MetricsAddr = "127.0.0.1:0"
@@ -237,7 +237,7 @@ func TestMySQLOutageStopsClaimsAndResumes(t *testing.T) {
 // atMaxAttempts makes the next claim of the event its last attempt.
 func (e *env) atMaxAttempts(id int64, max int) {
 	e.t.Helper()
-	_, err := e.db.Exec(`UPDATE outbox_events SET attempts = ? WHERE id = ?`, max-1, id)
+	_, err := e.DB.Exec(`UPDATE outbox_events SET attempts = ? WHERE id = ?`, max-1, id)
 	require.NoError(e.t, err)
 }
 
@@ -250,11 +250,11 @@ func TestLastAttemptFindsTheJobAndPublishes(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	withJob, withRecord := e.addValid("job-hash"), e.addValid("job-record")
-	cfg := e.config("d1")
+	cfg := e.Config("d1")
 	e.atMaxAttempts(withJob, cfg.MaxAttempts)
 	e.atMaxAttempts(withRecord, cfg.MaxAttempts)
-	require.NoError(t, e.rdb.HSet(ctx, jobKey(queueA, "job-hash"), "name", reference.EventTypeEnqueue, "data", `{"jobId":"job-hash"}`).Err())
-	require.NoError(t, e.rdb.Set(ctx, "bull:"+queueA+":ocdedupe:job-record", "1", time.Hour).Err())
+	require.NoError(t, e.Redis.HSet(ctx, jobKey(queueA, "job-hash"), "name", reference.EventTypeEnqueue, "data", `{"jobId":"job-hash"}`).Err())
+	require.NoError(t, e.Redis.Set(ctx, "bull:"+queueA+":ocdedupe:job-record", "1", time.Hour).Err())
 	e.breakQueue(queueA)
 	d := e.dispatcher(cfg)
 
@@ -268,7 +268,7 @@ func TestLastAttemptFindsTheJobAndPublishes(t *testing.T) {
 		row := e.event(c.id)
 		require.Equal(t, "published", row.Status, "job %s exists in Redis: never failed", c.job)
 		require.Equal(t, cfg.MaxAttempts, row.Attempts)
-		require.Equal(t, "queued", e.jobStatus(c.job))
+		require.Equal(t, "queued", e.JobStatus(c.job))
 	}
 	require.Equal(t, 2, d.Stats().Published[reference.HowFound])
 	require.Empty(t, d.Stats().Failed)
@@ -291,7 +291,7 @@ func TestLastAttemptKeepsTheEventWhenRedisAnswersNothing(t *testing.T) {
 	ctx := context.Background()
 	id := e.addValid("job-1")
 	l := e.redisLink()
-	cfg := e.config("d1")
+	cfg := e.Config("d1")
 	cfg.RedisURL = "redis://" + l.addr() + "/0"
 	cfg.PublishTimeout = 200 * time.Millisecond
 	e.atMaxAttempts(id, cfg.MaxAttempts)
@@ -313,7 +313,7 @@ func TestLastAttemptKeepsTheEventWhenRedisAnswersNothing(t *testing.T) {
 	require.Equal(t, 1, d.Stats().GivenBack)
 
 	l.setDown(false)
-	require.NoError(t, e.rdb.Del(ctx, "bull:"+queueA+":id").Err()) // the queue heals too
+	require.NoError(t, e.Redis.Del(ctx, "bull:"+queueA+":id").Err()) // the queue heals too
 	e.waitFor("the event published", func() bool {
 		_, err := d.Poll(ctx)
 		require.NoError(t, err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
 )
 
 // RecoverExpired returns claims whose lease ran out more than RecoveryMargin
@@ -24,9 +26,9 @@ func (d *Dispatcher) RecoverExpired(ctx context.Context) (int64, error) {
 	}
 	res, err := d.db.ExecContext(ctx,
 		`UPDATE `+outboxByID+` SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
-		 WHERE id IN `+inList(len(ids))+` AND status = 'processing'
+		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'processing'
 		   AND locked_until < `+sqlNow+` - INTERVAL ? MICROSECOND`,
-		append(idArgs(ids), d.nowArg(), d.cfg.RecoveryMargin.Microseconds())...)
+		append(dispatchkit.Args(ids), d.nowArg(), d.cfg.RecoveryMargin.Microseconds())...)
 	if err != nil {
 		return 0, fmt.Errorf("recover expired leases: %w", err)
 	}
@@ -46,27 +48,11 @@ func (d *Dispatcher) RecoverExpired(ctx context.Context) (int64, error) {
 // from scanning (and locking) the status index, where it would take locks on
 // rows other instances are finalizing and could deadlock with them.
 func (d *Dispatcher) expiredCandidates(ctx context.Context) ([]int64, error) {
-	rows, err := d.db.QueryContext(ctx,
+	return dispatchkit.QueryRows(ctx, d.db, "find expired leases", dispatchkit.ScanID,
 		`SELECT id FROM outbox_events
 		 WHERE status = 'processing' AND locked_until < `+sqlNow+` - INTERVAL ? MICROSECOND
 		 ORDER BY id LIMIT ?`,
 		d.nowArg(), d.cfg.RecoveryMargin.Microseconds(), MaxBatchSize)
-	if err != nil {
-		return nil, fmt.Errorf("find expired leases: %w", err)
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("find expired leases: scan: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("find expired leases: %w", err)
-	}
-	return ids, nil
 }
 
 // maybeRecover runs lease recovery at most every max(PollInterval,

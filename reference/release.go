@@ -3,6 +3,8 @@ package reference
 import (
 	"context"
 	"fmt"
+
+	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
 )
 
 // Release hands the events of b that are still ours back to pending: at
@@ -20,8 +22,8 @@ func (d *Dispatcher) Release(ctx context.Context, b *Batch) (int64, error) {
 	defer cancel()
 	res, err := d.db.ExecContext(ctx,
 		`UPDATE `+outboxByID+` SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
-		 WHERE id IN `+inList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
-		append(idArgs(ids), b.Token)...)
+		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
+		append(dispatchkit.Args(ids), b.Token)...)
 	if err != nil {
 		return 0, fmt.Errorf("release batch: %w", err)
 	}
@@ -48,8 +50,8 @@ func giveBackRows(ctx context.Context, ex execer, token string, ids []int64) (in
 	res, err := ex.ExecContext(ctx,
 		`UPDATE `+outboxByID+` SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL,
 		        attempts = GREATEST(attempts - 1, 0)
-		 WHERE id IN `+inList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
-		append(idArgs(ids), token)...)
+		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
+		append(dispatchkit.Args(ids), token)...)
 	if err != nil {
 		return 0, fmt.Errorf("give back: %w", err)
 	}

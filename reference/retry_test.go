@@ -18,7 +18,7 @@ import (
 // It stands in for the per-queue error fault until the harness has one.
 func (e *env) breakQueue(queue string) {
 	e.t.Helper()
-	require.NoError(e.t, e.rdb.HSet(context.Background(), "bull:"+queue+":id", "broken", "1").Err())
+	require.NoError(e.t, e.Redis.HSet(context.Background(), "bull:"+queue+":id", "broken", "1").Err())
 }
 
 // TestErrorReplyForOneQueueBacksOffToTheCapThenFails: Redis answers every
@@ -33,7 +33,7 @@ func TestErrorReplyForOneQueueBacksOffToTheCapThenFails(t *testing.T) {
 	id := e.addValid("job-1")
 	other := e.addEvent(reference.EventTypeEnqueue, "job-other", queueB, "created")
 	e.breakQueue(queueA)
-	cfg := e.config("d1")
+	cfg := e.Config("d1")
 	cfg.MaxAttempts = 5
 	cfg.BackoffBase = 100 * time.Millisecond
 	cfg.BackoffMax = 400 * time.Millisecond
@@ -89,7 +89,7 @@ func TestErrorReplyForOneQueueBacksOffToTheCapThenFails(t *testing.T) {
 	require.Equal(t, 5, last.Attempts)
 	require.True(t, strings.HasPrefix(last.NewError.String, reference.ReasonMaxAttempts+": attempt 5 of 5: "), last.NewError.String)
 	require.Equal(t, "d1", last.LockedBy.String, "the failed row shows who closed it")
-	require.Equal(t, "created", e.jobStatus("job-1"))
+	require.Equal(t, "created", e.JobStatus("job-1"))
 
 	st := d.Stats()
 	require.Equal(t, 4, st.Retried)

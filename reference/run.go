@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference/failpoint"
 )
-
-// maxIdleWait caps the wait between polls after repeated claim failures.
-const maxIdleWait = time.Second
 
 // Run polls until ctx is cancelled, then stops gracefully (doc.go,
 // "Graceful stop"): it claims nothing more, lets the batch in flight finish
@@ -23,7 +21,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	if err != nil {
 		return errors.Join(err, d.closeOwned())
 	}
-	work, cancelWork := shutdownContext(ctx, d.cfg.ShutdownTimeout)
+	work, cancelWork := dispatchkit.ShutdownContext(ctx, d.cfg.ShutdownTimeout)
 	defer cancelWork()
 	d.health.running.Store(true)
 	d.log.Info("dispatcher started", "queues", d.cfg.Queues, "batch_size", d.cfg.BatchSize,
@@ -39,14 +37,14 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		switch {
 		case err != nil:
 			failures++
-			wait(ctx, idleWait(d.cfg.PollInterval, failures))
+			dispatchkit.Wait(ctx, dispatchkit.IdleWait(d.cfg.PollInterval, failures))
 		case n == d.cfg.BatchSize:
 			failures = 0 // a full batch: more may be due, poll again at once
 		default:
 			// Polls start one interval apart: the time the batch took
 			// counts, so an event waits at most one interval for a claim.
 			failures = 0
-			wait(ctx, d.cfg.PollInterval-time.Since(began))
+			dispatchkit.Wait(ctx, d.cfg.PollInterval-time.Since(began))
 		}
 	}
 	d.health.running.Store(false)
@@ -172,48 +170,4 @@ func hasAdds(fates []fate) bool {
 		}
 	}
 	return false
-}
-
-// shutdownContext returns the context for the loop's work: it outlives ctx
-// by grace, so the batch in flight when the stop comes can finish.
-func shutdownContext(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
-	work, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	go func() {
-		select {
-		case <-work.Done():
-			return
-		case <-ctx.Done():
-		}
-		t := time.NewTimer(grace)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			cancel()
-		case <-work.Done():
-		}
-	}()
-	return work, cancel
-}
-
-// idleWait is the pause before the next poll: the poll interval, doubled for
-// each consecutive failed poll up to maxIdleWait (or the interval, if longer).
-func idleWait(interval time.Duration, failures int) time.Duration {
-	d := interval
-	for i := 0; i < failures && d < maxIdleWait; i++ {
-		d *= 2
-	}
-	return min(d, max(interval, maxIdleWait))
-}
-
-// wait pauses for d (not at all when d <= 0) or until ctx is done.
-func wait(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

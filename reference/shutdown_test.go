@@ -55,7 +55,7 @@ func waitRun(t *testing.T, done <-chan error) {
 // test can see that a release leaves both alone.
 func (e *env) markEarlier(id int64) eventRow {
 	e.t.Helper()
-	_, err := e.db.Exec(`UPDATE outbox_events SET last_error = 'an earlier failure',
+	_, err := e.DB.Exec(`UPDATE outbox_events SET last_error = 'an earlier failure',
 		available_at = NOW(6) - INTERVAL 1 MINUTE WHERE id = ?`, id)
 	require.NoError(e.t, err)
 	return e.event(id)
@@ -66,7 +66,7 @@ func TestGracefulStopReleasesABatchNotYetAdded(t *testing.T) {
 	id := e.addValid("job-1")
 	before := e.markEarlier(id)
 	g := newGate()
-	d := e.dispatcher(e.config("d1"), reference.WithFailpoints(g.failpoints(t, failpoint.AfterClaim)))
+	d := e.dispatcher(e.Config("d1"), reference.WithFailpoints(g.failpoints(t, failpoint.AfterClaim)))
 	cancel, done := startRun(d)
 	g.waitEntered(t)
 	cancel() // the stop arrives while the batch is held
@@ -87,7 +87,7 @@ func TestGracefulStopFinishesABatchAlreadyAdded(t *testing.T) {
 	e := newEnv(t)
 	id := e.addValid("job-1")
 	g := newGate()
-	d := e.dispatcher(e.config("d1"), reference.WithFailpoints(g.failpoints(t, failpoint.AfterEnqueue)))
+	d := e.dispatcher(e.Config("d1"), reference.WithFailpoints(g.failpoints(t, failpoint.AfterEnqueue)))
 	cancel, done := startRun(d)
 	g.waitEntered(t)
 	cancel()
@@ -95,7 +95,7 @@ func TestGracefulStopFinishesABatchAlreadyAdded(t *testing.T) {
 	waitRun(t, done)
 
 	require.Equal(t, "published", e.event(id).Status)
-	require.Equal(t, "queued", e.jobStatus("job-1"))
+	require.Equal(t, "queued", e.JobStatus("job-1"))
 	require.Zero(t, d.Stats().Released)
 }
 
@@ -106,7 +106,7 @@ func TestGracefulStopReleasesWhenTheTimeoutCutsIn(t *testing.T) {
 	e := newEnv(t)
 	id := e.addValid("job-1")
 	before := e.markEarlier(id)
-	cfg := e.config("d1")
+	cfg := e.Config("d1")
 	cfg.ShutdownTimeout = 200 * time.Millisecond
 	cfg.Failpoints = "after-enqueue=sleep(1500ms)"
 	d := e.dispatcher(cfg)
@@ -121,6 +121,6 @@ func TestGracefulStopReleasesWhenTheTimeoutCutsIn(t *testing.T) {
 	require.Equal(t, "pending", row.Status)
 	require.Equal(t, before.LastError, row.LastError)
 	require.Equal(t, before.AvailableAt, row.AvailableAt)
-	require.Equal(t, "created", e.jobStatus("job-1"), "the finalize did not run")
+	require.Equal(t, "created", e.JobStatus("job-1"), "the finalize did not run")
 	require.Equal(t, 1, d.Stats().Released)
 }

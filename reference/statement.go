@@ -2,7 +2,6 @@ package reference
 
 import (
 	"strings"
-	"unicode/utf8"
 )
 
 // sqlNow is the statement's "now": the injected time when the dispatcher has
@@ -18,42 +17,6 @@ const sqlNow = "COALESCE(CAST(? AS DATETIME(6)), NOW(6))"
 // statement takes its rows in ascending id order, so they never deadlock.
 const outboxByID = "outbox_events FORCE INDEX (PRIMARY)"
 
-// maxLastError is the width of outbox_events.last_error.
-const maxLastError = 1024
-
-// inList returns "(?,?,...)" for n values.
-func inList(n int) string {
-	var b strings.Builder
-	b.Grow(2 * n)
-	b.WriteByte('(')
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('?')
-	}
-	b.WriteByte(')')
-	return b.String()
-}
-
-// idArgs converts ids to statement arguments.
-func idArgs(ids []int64) []any {
-	out := make([]any, len(ids))
-	for i, id := range ids {
-		out[i] = id
-	}
-	return out
-}
-
-// stringArgs converts strings to statement arguments.
-func stringArgs(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
-}
-
 // caseByID returns "CASE id WHEN ? THEN ? ... END" and its arguments, giving
 // each id its own value.
 func caseByID[V any](ids []int64, value func(i int) V) (string, []any) {
@@ -66,16 +29,4 @@ func caseByID[V any](ids []int64, value func(i int) V) (string, []any) {
 	}
 	b.WriteString(" END")
 	return b.String(), args
-}
-
-// truncateError cuts text to fit last_error, on a character boundary.
-func truncateError(text string) string {
-	if len(text) <= maxLastError {
-		return text
-	}
-	cut := maxLastError
-	for cut > 0 && !utf8.RuneStart(text[cut]) {
-		cut--
-	}
-	return text[:cut]
 }

@@ -40,16 +40,16 @@ func (b *runBuilder) outbox(t history.Transition) {
 func (b *runBuilder) produce(id int64, kind, typ, queue string, at time.Time) {
 	job := jobName(id)
 	b.run.Events = append(b.run.Events, history.Event{ID: id, Type: typ, JobID: job, Queue: queue, Kind: kind, Produced: at})
-	b.run.Transitions = append(b.run.Transitions, history.Transition{Table: history.TableJobs, Row: job, Op: "insert", At: at, NewStatus: history.JobCreated})
+	b.run.Transitions = append(b.run.Transitions, history.Transition{Table: history.TableJobs, Key: job, Op: "insert", At: at, NewStatus: history.JobCreated})
 	avail := at
-	b.outbox(history.Transition{Row: strconv.FormatInt(id, 10), Op: "insert", At: at.Add(10 * time.Microsecond), NewStatus: history.StatusPending, AvailableAt: &avail})
+	b.outbox(history.Transition{Key: strconv.FormatInt(id, 10), Op: "insert", At: at.Add(10 * time.Microsecond), NewStatus: history.StatusPending, AvailableAt: &avail})
 }
 
 // claim moves the row to processing under inst and returns the lock token.
 func (b *runBuilder) claim(id int64, inst string, attempt int, at time.Time, oldStatus, oldToken string) string {
 	tok := fmt.Sprintf("%s-%d-%d", inst, id, attempt)
 	until := at.Add(b.lease)
-	b.outbox(history.Transition{Row: strconv.FormatInt(id, 10), At: at, OldStatus: oldStatus, NewStatus: history.StatusProcessing,
+	b.outbox(history.Transition{Key: strconv.FormatInt(id, 10), At: at, OldStatus: oldStatus, NewStatus: history.StatusProcessing,
 		Attempts: attempt, LockedBy: inst, LockToken: tok, LockedUntil: &until, OldLockToken: oldToken})
 	return tok
 }
@@ -68,22 +68,22 @@ func (b *runBuilder) add(id int64, queue string, at time.Time) {
 
 // publish finalizes the row and moves its job created -> queued, together.
 func (b *runBuilder) publish(id int64, inst, tok string, attempt int, at time.Time) {
-	b.outbox(history.Transition{Row: strconv.FormatInt(id, 10), At: at, OldStatus: history.StatusProcessing, NewStatus: history.StatusPublished,
+	b.outbox(history.Transition{Key: strconv.FormatInt(id, 10), At: at, OldStatus: history.StatusProcessing, NewStatus: history.StatusPublished,
 		Attempts: attempt, LockedBy: inst, LockToken: tok, OldLockToken: tok})
-	b.run.Transitions = append(b.run.Transitions, history.Transition{Table: history.TableJobs, Row: jobName(id), Op: "update", At: at,
+	b.run.Transitions = append(b.run.Transitions, history.Transition{Table: history.TableJobs, Key: jobName(id), Op: "update", At: at,
 		OldStatus: history.JobCreated, NewStatus: history.JobQueued})
 }
 
 // retry puts the row back to pending with an error and a backoff.
 func (b *runBuilder) retry(id int64, inst, tok string, attempt int, at time.Time, errText string, backoff time.Duration, oldErr string) {
 	avail := at.Add(backoff)
-	b.outbox(history.Transition{Row: strconv.FormatInt(id, 10), At: at, OldStatus: history.StatusProcessing, NewStatus: history.StatusPending,
+	b.outbox(history.Transition{Key: strconv.FormatInt(id, 10), At: at, OldStatus: history.StatusProcessing, NewStatus: history.StatusPending,
 		Attempts: attempt, AvailableAt: &avail, OldLockToken: tok, LastError: errText, OldLastError: oldErr})
 }
 
 // fail finalizes the row as failed.
 func (b *runBuilder) fail(id int64, inst, tok string, attempt int, at time.Time, errText, oldErr string) {
-	b.outbox(history.Transition{Row: strconv.FormatInt(id, 10), At: at, OldStatus: history.StatusProcessing, NewStatus: history.StatusFailed,
+	b.outbox(history.Transition{Key: strconv.FormatInt(id, 10), At: at, OldStatus: history.StatusProcessing, NewStatus: history.StatusFailed,
 		Attempts: attempt, LockedBy: inst, LockToken: tok, OldLockToken: tok, LastError: errText, OldLastError: oldErr})
 }
 
@@ -125,13 +125,13 @@ func (b *runBuilder) finish() history.Run {
 		t := &run.Transitions[i]
 		t.Seq = int64(i + 1)
 		if t.Table == history.TableJobs {
-			jobs[t.Row] = t.NewStatus
+			jobs[t.Key] = t.NewStatus
 			continue
 		}
-		st := outbox[t.Row]
+		st := outbox[t.Key]
 		if st == nil {
 			st = &rowState{created: t.At}
-			outbox[t.Row] = st
+			outbox[t.Key] = st
 		}
 		st.status, st.attempts = t.NewStatus, t.Attempts
 		if t.LastError != "" {

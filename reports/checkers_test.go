@@ -18,7 +18,7 @@ func TestRendersRealCheckerResults(t *testing.T) {
 	for name := range fixtures {
 		t.Run(name, func(t *testing.T) {
 			run, _ := loadStored(t, name)
-			results := check.Run(run)
+			results := check.Evaluate(run)
 			require.Len(t, results, 9)
 			dir := t.TempDir()
 			require.NoError(t, WriteRun(dir, run, results))

@@ -35,7 +35,7 @@ func TestLongViolationIsCapped(t *testing.T) {
 	b := newRunBuilder(m)
 	b.process("d1", "start", b.at(0), 100, "")
 	b.produce(1, history.KindUnknownType, "ai.job.bogus", "ai-default", b.at(10))
-	var steps []check.Step
+	var steps []check.Line
 	tok, err := "", `unknown event type "ai.job.bogus"`
 	for a := 1; a <= 40; a++ {
 		at := b.at(20 + float64(a)*30)
@@ -45,7 +45,7 @@ func TestLongViolationIsCapped(t *testing.T) {
 		}
 		tok = b.claim(1, "d1", a, at, history.StatusPending, "")
 		b.retry(1, "d1", tok, a, at.Add(time.Millisecond), err, 10*time.Millisecond, old)
-		steps = append(steps, check.Step{At: at, Source: "mysql", Text: "retry"})
+		steps = append(steps, check.Line{At: at, Source: "mysql", Text: "retry"})
 	}
 	b.fault("blackhole", "redis", b.at(400), time.Time{}, nil)
 	b.run.Meta.Ended = b.at(2000)

@@ -33,7 +33,7 @@ func hostileRun(t *testing.T) (history.Run, []check.Result) {
 	run.Meta.Versions = map[string]string{"redis": hostileImg}
 	for i := range run.Transitions {
 		tr := &run.Transitions[i]
-		if tr.Row == "7" {
+		if tr.Key == "7" {
 			tr.LastError = hostileScript + hostileImg + hostileAmp
 			if tr.LockedBy == "d1" {
 				tr.LockedBy = inst

@@ -198,8 +198,8 @@ func (b *runBuilder) poisonRetried(i int64) {
 	b.fail(i, "d1", tok, 3, b.at(2042), errText+" (gave up after 3 attempts)", errText)
 }
 
-func step(b *runBuilder, ms float64, source, text string) check.Step {
-	return check.Step{At: b.at(ms), Source: source, Text: text}
+func step(b *runBuilder, ms float64, source, text string) check.Line {
+	return check.Line{At: b.at(ms), Source: source, Text: text}
 }
 
 func failSeveralResults(b *runBuilder) []check.Result {
@@ -212,7 +212,7 @@ func failSeveralResults(b *runBuilder) []check.Result {
 	r[0] = check.Result{ID: "I1", Name: "no duplicate job", Verdict: check.Fail, Reason: "1 job created more than once", Violations: []check.Violation{{
 		EventID: 7, JobID: "job-0007", Instances: []string{"d1", "d2"},
 		Summary: "Job job-0007 was created in BullMQ twice: d1 added it, lost Redis's reply and put event 7 back to pending, and because the consumer had already completed and removed the job, d2's retry added it again.",
-		Steps: []check.Step{
+		Steps: []check.Line{
 			step(b, 510, "fault", "lost-reply on redis/d1 begins: the reply to d1's next job add is dropped"),
 			step(b, 520, "mysql", "d1 claimed event 7 (attempt 1, token d1-7-1, lease until 10:00:02.520)"),
 			step(b, 522, "redis", "job job-0007 added to ai-default (1st creation)"),
@@ -227,7 +227,7 @@ func failSeveralResults(b *runBuilder) []check.Result {
 	r[1] = check.Result{ID: "I2", Name: "eventually published", Verdict: check.Fail, Reason: "1 valid event not published after heal and drain", Violations: []check.Violation{{
 		EventID: 23, JobID: "job-0023", Instances: []string{"d3"},
 		Summary: "Event 23 was never published: it is still processing under d3's claim, although d3 was killed at 10:00:01.350 and its lease ran out at 10:00:03.322.",
-		Steps: []check.Step{
+		Steps: []check.Line{
 			step(b, 1322, "mysql", "d3 claimed event 23 (attempt 1, token d3-23-1, lease until 10:00:03.322)"),
 			step(b, 1349, "fault", "kill d3 begins"),
 			step(b, 1350, "process", "d3 killed (SIGKILL) while holding event 23"),
@@ -240,7 +240,7 @@ func failSeveralResults(b *runBuilder) []check.Result {
 		EventID: 31, JobID: "job-0031", Instances: []string{"d1", "d2"},
 		Rule:    "contract §2 step 6: a permanent failure is failed at once, with the reason in last_error, no BullMQ job and no retry",
 		Summary: `Poison event 31 (unknown event type "ai.job.reindex") was put back to pending twice with that permanent reason and failed only on attempt 3; it should have failed on its first attempt.`,
-		Steps: []check.Step{
+		Steps: []check.Line{
 			step(b, 1720, "mysql", "d1 claimed event 31 (attempt 1)"),
 			step(b, 1722, "mysql", `d1 put event 31 back to pending (unknown event type "ai.job.reindex"), available_at +100ms`),
 			step(b, 1830, "mysql", "d2 claimed event 31 (attempt 2)"),
@@ -253,7 +253,7 @@ func failSeveralResults(b *runBuilder) []check.Result {
 	r[7] = check.Result{ID: "I8", Name: "lease recovery", Verdict: check.Fail, Reason: "1 orphaned claim never recovered", Violations: []check.Violation{{
 		EventID: 23, JobID: "job-0023", Instances: []string{"d3"},
 		Summary: "d3 died holding event 23; its lease ran out at 10:00:03.322, yet no instance took the claim over within poll interval + slack (550ms), nor by the end of the run 2.778s later.",
-		Steps: []check.Step{
+		Steps: []check.Line{
 			step(b, 1322, "mysql", "d3 claimed event 23 (lease 2s, until 10:00:03.322)"),
 			step(b, 1350, "process", "d3 killed (SIGKILL)"),
 			step(b, 1650, "process", "d3 restarted as d3-r1"),

@@ -13,23 +13,24 @@ import (
 // JUnit XML, as CI systems read it: <testsuites> with one <testsuite> per
 // scenario run and one <testcase> per invariant.
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	Name    string   `xml:"name,attr"`
+	junitCounts
+	Suites []junitSuite `xml:"testsuite"`
+}
+
+// junitCounts are the attributes a suite and the whole document share.
+type junitCounts struct {
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Skipped  int    `xml:"skipped,attr"`
+	Time     string `xml:"time,attr"`
 }
 
 type junitSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Time       string          `xml:"time,attr"`
+	Name string `xml:"name,attr"`
+	junitCounts
 	Timestamp  string          `xml:"timestamp,attr,omitempty"`
 	Properties []junitProperty `xml:"properties>property"`
 	Cases      []junitCase     `xml:"testcase"`
@@ -104,8 +105,8 @@ func suiteNames(all []Results) []string {
 
 func junitSuiteFor(name string, r Results) junitSuite {
 	s := junitSuite{
-		Name: name,
-		Time: seconds(r.Duration.D().Seconds()),
+		Name:        name,
+		junitCounts: junitCounts{Time: seconds(r.Duration.D().Seconds())},
 		Properties: []junitProperty{
 			{"seed", strconv.FormatInt(r.Run.Seed, 10)},
 			{"adapter", r.Run.Adapter},

@@ -44,9 +44,9 @@ func newLookup(run history.Run) *lookup {
 	}
 	for _, t := range run.Transitions {
 		if t.Table == history.TableJobs {
-			l.jobsByRow[t.Row] = append(l.jobsByRow[t.Row], t)
+			l.jobsByRow[t.Key] = append(l.jobsByRow[t.Key], t)
 		} else {
-			l.outboxByRow[t.Row] = append(l.outboxByRow[t.Row], t)
+			l.outboxByRow[t.Key] = append(l.outboxByRow[t.Key], t)
 		}
 	}
 	for _, s := range run.Stream {

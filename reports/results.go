@@ -148,7 +148,7 @@ func redactViolation(v check.Violation) check.Violation {
 		inst = nil
 	}
 	v.Instances = inst
-	steps := make([]check.Step, len(v.Steps))
+	steps := make([]check.Line, len(v.Steps))
 	for i, s := range v.Steps {
 		s.Source = redact.String(s.Source)
 		s.Text = redact.String(s.Text)

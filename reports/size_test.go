@@ -42,7 +42,7 @@ func bigRun() (history.Run, []check.Result) {
 		v := check.Violation{EventID: i * 13, JobID: jobName(i * 13), Instances: []string{"d1", "d2"},
 			Summary: fmt.Sprintf("Job %s was created twice.", jobName(i*13))}
 		for s := 0; s < 150; s++ {
-			v.Steps = append(v.Steps, check.Step{At: b.at(float64(s)), Source: "mysql", Text: fmt.Sprintf("step %d of a long proof", s)})
+			v.Steps = append(v.Steps, check.Line{At: b.at(float64(s)), Source: "mysql", Text: fmt.Sprintf("step %d of a long proof", s)})
 		}
 		vs = append(vs, v)
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
@@ -40,12 +41,12 @@ func indexRun(run history.Run) runIndex {
 		}
 		ix.outbox = append(ix.outbox, t)
 		if t.Op == "delete" {
-			delete(ix.endStatus, t.Row)
+			delete(ix.endStatus, t.Key)
 			continue
 		}
-		ix.endStatus[t.Row] = t.NewStatus
-		if _, seen := ix.published[t.Row]; !seen && t.NewStatus == history.StatusPublished {
-			ix.published[t.Row] = t.At
+		ix.endStatus[t.Key] = t.NewStatus
+		if _, seen := ix.published[t.Key]; !seen && t.NewStatus == history.StatusPublished {
+			ix.published[t.Key] = t.At
 		}
 	}
 	for _, row := range run.Final.Outbox {
@@ -98,32 +99,15 @@ func (ix runIndex) latencies() []latencySample {
 }
 
 func summarizeLatency(samples []latencySample) Latency {
-	if len(samples) == 0 {
-		return Latency{}
-	}
 	ds := make([]time.Duration, len(samples))
 	for i, s := range samples {
 		ds[i] = s.d
 	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	return Latency{
-		Samples: len(ds),
-		P50Ms:   millis(percentile(ds, 50)),
-		P99Ms:   millis(percentile(ds, 99)),
-		MaxMs:   millis(ds[len(ds)-1]),
+	q, ok := check.Summarize(ds)
+	if !ok {
+		return Latency{}
 	}
-}
-
-// percentile is the nearest-rank percentile of sorted values.
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
-	if rank < 1 {
-		rank = 1
-	}
-	return sorted[rank-1]
+	return Latency{Samples: q.Count, P50Ms: millis(q.P50), P99Ms: millis(q.P99), MaxMs: millis(q.Max)}
 }
 
 // millis converts to milliseconds rounded to the microsecond.
@@ -269,11 +253,11 @@ func (ix runIndex) backlog() []backlogPoint {
 	}
 	out := make([]backlogPoint, 0, len(ix.outbox))
 	for _, t := range ix.outbox {
-		move(status[t.Row], -1)
+		move(status[t.Key], -1)
 		if t.Op == "delete" {
-			delete(status, t.Row)
+			delete(status, t.Key)
 		} else {
-			status[t.Row] = t.NewStatus
+			status[t.Key] = t.NewStatus
 			move(t.NewStatus, +1)
 		}
 		out = append(out, backlogPoint{at: t.At, pending: pending, processing: processing})

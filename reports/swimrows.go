@@ -144,7 +144,7 @@ func statusChange(t history.Transition) string {
 
 func transitionTitle(t history.Transition) string {
 	var b strings.Builder
-	b.WriteString(clock(t.At) + " outbox event " + t.Row + ": " + statusChange(t) + ", attempts " + strconv.Itoa(t.Attempts))
+	b.WriteString(clock(t.At) + " outbox event " + t.Key + ": " + statusChange(t) + ", attempts " + strconv.Itoa(t.Attempts))
 	if t.LockedBy != "" {
 		b.WriteString(", locked_by " + t.LockedBy)
 	}

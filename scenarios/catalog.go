@@ -98,7 +98,7 @@ func base(name, desc string, instances, events int) runner.Scenario {
 	return runner.Scenario{
 		Name: name, Description: desc, Instances: instances, Events: events, Rate: 200,
 		Mix: mostlyValid, Tuning: runner.DefaultTuning(), Consumer: true,
-		Params: map[string]string{"instances": fmt.Sprint(instances), "events": fmt.Sprint(events)},
+		Params: map[string]string{},
 	}
 }
 
@@ -118,13 +118,12 @@ func crashWindow() runner.Scenario {
 	// re-dispatch finds the job still created: only the jobId stops a
 	// second job (with rows moved on, the dispatcher would skip the add).
 	s.ConsumerLeavesRows = true
-	s.Params["consumer_leaves_rows"] = "true"
 	s.Exercises = []string{"I1"}
 	crashes := 8
 	s.Params["crashes"] = fmt.Sprint(crashes)
 	// A crash outside the window proves nothing about step 8.
 	s.Landing = []history.Requirement{{Fault: history.LandCrashWindow, AtLeast: 6, Planned: crashes}}
-	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
 		if !n.HasCrashPoints() {
 			// From outside: re-armed until every planned crash landed.
 			_, err := n.TrapCrashes(ctx, crashes, 5*time.Second, 60*time.Second)
@@ -161,7 +160,7 @@ func crashPoints() runner.Scenario {
 		{Fault: history.LandCrashWindow, AtLeast: 3},
 		{Fault: history.LandDeadOwner, AtLeast: 4},
 	}
-	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
 		for round := 0; round < 2; round++ {
 			for _, p := range points {
 				if err := n.CrashAt(ctx, n.Pick(), contract.CrashPoint(p), 1+n.Rand().Intn(2), 5*time.Second); err != nil {
@@ -188,7 +187,7 @@ func leaseExpiry() runner.Scenario {
 	s.Rate = 150
 	s.Exercises = []string{"I8"}
 	s.Landing = []history.Requirement{{Fault: history.LandDeadOwner, AtLeast: 2}}
-	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
 		for i := 0; i < 4; i++ {
 			var err error
 			if n.HasCrashPoints() {
@@ -232,21 +231,21 @@ func zombie() runner.Scenario {
 		// the trap held it.
 		{Fault: history.LandFinalizeHeld, AtLeast: 1, BlackBox: true},
 	}
-	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
 		if n.HasCrashPoints() {
 			return both(ctx,
 				func(ctx context.Context) error {
-					return n.PauseAt(ctx, "d1", "after-enqueue", 2, lease*5/2, lease)
+					return n.PauseAt(ctx, runner.Pause{Slot: "d1", Point: "after-enqueue", OnHit: 2, For: lease * 5 / 2, Settle: lease})
 				},
 				func(ctx context.Context) error {
-					return n.PauseAt(ctx, "d2", "before-finalize-commit", 2, lease*3/2, lease)
+					return n.PauseAt(ctx, runner.Pause{Slot: "d2", Point: "before-finalize-commit", OnHit: 2, For: lease * 3 / 2, Settle: lease})
 				})
 		}
 		// From outside: each trap springs when the instance's add shows
 		// in Redis while it holds the claim, before its finalize.
 		return both(ctx,
 			func(ctx context.Context) error {
-				_, err := n.PauseTrap(ctx, "d1", lease*5/2, lease, 20*time.Second)
+				_, err := n.PauseTrap(ctx, runner.Pause{Slot: "d1", For: lease * 5 / 2, Settle: lease}, 20*time.Second)
 				return err
 			},
 			func(ctx context.Context) error {
@@ -284,7 +283,7 @@ func networkOnce(dep string, f faultproxy.Fault, d time.Duration, perSlot bool) 
 
 func redisLatency() runner.Scenario {
 	s := base("redis-latency", "150 ms (+-50 ms) on every Redis link for 4 s: slower, never wrong", 2, 400)
-	s.Schedule = networkOnce("redis", faultproxy.Fault{Kind: faultproxy.Latency, Latency: 150 * time.Millisecond, Jitter: 50 * time.Millisecond}, 4*time.Second, false)
+	s.Script = networkOnce("redis", faultproxy.Fault{Kind: faultproxy.Latency, Latency: 150 * time.Millisecond, Jitter: 50 * time.Millisecond}, 4*time.Second, false)
 	return s
 }
 
@@ -317,7 +316,7 @@ func redisOutage() runner.Scenario {
 	// No Exercises: a dispatcher that holds back while Redis answers nothing
 	// (the reference) has no transient failure here; backoff and bounded
 	// attempts are exercised for every dispatcher by queue-error.
-	s.Schedule = networkOnce("redis", faultproxy.Fault{Kind: faultproxy.Down}, 6*time.Second, false)
+	s.Script = networkOnce("redis", faultproxy.Fault{Kind: faultproxy.Down}, 6*time.Second, false)
 	// The outage must hold events up: failed inside it, or held back by it
 	// (the reference claims nothing while Redis answers nothing). Backoff
 	// and bounded attempts are queue-error's to exercise.
@@ -343,7 +342,7 @@ func queueError() runner.Scenario {
 	broken := 6 * time.Second
 	s.Params["broken_for"] = broken.String()
 	s.Landing = []history.Requirement{{Fault: history.LandQueueError, AtLeast: 10}}
-	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
 		if err := n.Sleep(ctx, 500*time.Millisecond); err != nil {
 			return err
 		}
@@ -357,13 +356,13 @@ func queueError() runner.Scenario {
 
 func mysqlLatency() runner.Scenario {
 	s := base("mysql-latency", "100 ms (+-30 ms) on every MySQL link for 4 s", 2, 400)
-	s.Schedule = networkOnce("mysql", faultproxy.Fault{Kind: faultproxy.Latency, Latency: 100 * time.Millisecond, Jitter: 30 * time.Millisecond}, 4*time.Second, false)
+	s.Script = networkOnce("mysql", faultproxy.Fault{Kind: faultproxy.Latency, Latency: 100 * time.Millisecond, Jitter: 30 * time.Millisecond}, 4*time.Second, false)
 	return s
 }
 
 func mysqlOutage() runner.Scenario {
 	s := base("mysql-outage", "MySQL unreachable for 3 s: claims stall, unfinished claims are recovered after the lease; every valid event ends published", 2, 400)
-	s.Schedule = networkOnce("mysql", faultproxy.Fault{Kind: faultproxy.Down}, 3*time.Second, false)
+	s.Script = networkOnce("mysql", faultproxy.Fault{Kind: faultproxy.Down}, 3*time.Second, false)
 	s.Landing = []history.Requirement{{Fault: history.LandOutageStalled, Target: "mysql", AtLeast: 5}}
 	return s
 }
@@ -371,7 +370,7 @@ func mysqlOutage() runner.Scenario {
 func lostReplyRedis() runner.Scenario {
 	s := base("lost-reply-redis", "a BullMQ add reaches Redis but its reply is lost: the retry must not make a second job", 2, 400)
 	s.Exercises = []string{"I1"}
-	s.Schedule = networkOnce("redis", faultproxy.Fault{Kind: faultproxy.LostReplyRedisAdd}, 3*time.Second, true)
+	s.Script = networkOnce("redis", faultproxy.Fault{Kind: faultproxy.LostReplyRedisAdd}, 3*time.Second, true)
 	s.Landing = []history.Requirement{{Fault: history.LandLostReply, AtLeast: 1, Planned: 2}}
 	return s
 }
@@ -379,7 +378,7 @@ func lostReplyRedis() runner.Scenario {
 func lostReplyMySQLCommit() runner.Scenario {
 	s := base("lost-reply-mysql-commit", "a COMMIT reaches MySQL but its reply is lost: the dispatcher must not assume either outcome", 2, 400)
 	s.Exercises = []string{"I1", "I3"}
-	s.Schedule = networkOnce("mysql", faultproxy.Fault{Kind: faultproxy.LostReplyMySQLCommit}, 3*time.Second, true)
+	s.Script = networkOnce("mysql", faultproxy.Fault{Kind: faultproxy.LostReplyMySQLCommit}, 3*time.Second, true)
 	s.Landing = []history.Requirement{{Fault: history.LandLostReply, AtLeast: 1, Planned: 2}}
 	return s
 }
@@ -394,7 +393,7 @@ func poison() runner.Scenario {
 func gracefulShutdown() runner.Scenario {
 	s := base("graceful-shutdown", "each instance in turn gets SIGTERM mid-load: it releases what it holds and exits 0", 3, 600)
 	s.Needs = []runner.Needs{runner.NeedGracefulTerm}
-	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
 		for _, slot := range n.Slots() {
 			if err := n.Sleep(ctx, 400*time.Millisecond); err != nil {
 				return err
@@ -413,14 +412,13 @@ func dedupeHorizon() runner.Scenario {
 	s.Name = "dedupe-horizon"
 	s.Description = "the consumer removes completed jobs (removeOnComplete), then a crash window re-adds: BullMQ's jobId dedupe is gone"
 	s.RemoveOnComplete = true
-	s.Params["remove_on_complete"] = "true"
 	return s
 }
 
 func redisRestart() runner.Scenario {
 	s := base("redis-restart", "Redis is killed and restarted on the same port mid-load (with persistence)", 2, 500)
 	s.Needs = []runner.Needs{runner.NeedServerCtl}
-	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
 		if err := n.Sleep(ctx, time.Second); err != nil {
 			return err
 		}
@@ -444,7 +442,7 @@ func longOutage(dep string, d time.Duration) runner.Scenario {
 	s.Tuning = referenceDefaults()
 	s.Drain = d/2 + 2*time.Minute // the lease (30s) runs out for claims MySQL could not release, then the backlog drains
 	s.Params["outage"] = d.String()
-	s.Schedule = networkOnce(dep, faultproxy.Fault{Kind: faultproxy.Down}, d, false)
+	s.Script = networkOnce(dep, faultproxy.Fault{Kind: faultproxy.Down}, d, false)
 	return s
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/outboxchaos/outboxchaos/harness/contract"
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
@@ -42,7 +43,7 @@ func lockConflicts() runner.Scenario {
 	share := 0.1
 	s.Params["share"] = fmt.Sprint(share)
 	s.Landing = []history.Requirement{{Fault: history.LandSQLError, AtLeast: 5}}
-	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
 		if err := n.Sleep(ctx, 500*time.Millisecond); err != nil {
 			return err
 		}
@@ -67,7 +68,7 @@ func mysqlRestart() runner.Scenario {
 	s.Needs = []runner.Needs{runner.NeedMySQLRestart}
 	down := time.Second
 	s.Params["down"] = down.String()
-	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
 		if err := n.Sleep(ctx, time.Second); err != nil {
 			return err
 		}
@@ -85,7 +86,7 @@ func mysqlRestart() runner.Scenario {
 		wait := 500 * time.Millisecond
 		if n.HasCrashPoints() {
 			pause = func(ctx context.Context) error {
-				return n.PauseAt(ctx, "d1", "after-enqueue", 1, down+2500*time.Millisecond, time.Second)
+				return n.PauseAt(ctx, runner.Pause{Slot: "d1", Point: contract.AfterEnqueue, OnHit: 1, For: down + 2500*time.Millisecond, Settle: time.Second})
 			}
 			wait = 1200 * time.Millisecond // the re-armed d1 starts and reaches its first add
 		}

@@ -27,7 +27,7 @@ func clockSkew() runner.Scenario {
 	s.Params["skew"] = skew.String()
 	s.Params["skewed_for"] = hold.String()
 	s.Landing = []history.Requirement{{Fault: history.LandClockSkew, AtLeast: 5}}
-	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
 		if err := n.Sleep(ctx, 500*time.Millisecond); err != nil {
 			return err
 		}

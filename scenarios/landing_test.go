@@ -39,7 +39,7 @@ func TestQueueErrorLandsAndADisabledFaultMakesTheRunUnknown(t *testing.T) {
 
 	t.Run("disabled", func(t *testing.T) {
 		off := s
-		off.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+		off.Script = func(ctx context.Context, n *runner.Nemesis) error {
 			return n.Sleep(ctx, 2*s.Tuning.BackoffMax.D()) // the fault it plans, never applied
 		}
 		o := runScenario(t, e, off, runner.Options{Adapter: refadapter.New()})

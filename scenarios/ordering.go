@@ -38,7 +38,7 @@ func ordering() runner.Scenario {
 		{Fault: history.LandQueueError, AtLeast: 3},
 		{Fault: history.LandOrderRetry, AtLeast: 3},
 	}
-	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
 		if err := n.Sleep(ctx, 300*time.Millisecond); err != nil {
 			return err
 		}

@@ -314,11 +314,10 @@ func (s Schedule) Scenario(name string, base runner.Scenario) runner.Scenario {
 	}
 	sc.Rate = float64(sc.Events) / span.Seconds()
 	sc.Needs = append(append([]runner.Needs(nil), base.Needs...), s.needs()...)
-	sc.Params["events"] = fmt.Sprint(sc.Events)
 	sc.Params["schedule"] = s.Line()
 	steps := append(Schedule(nil), s...)
 	slots := sc.Instances
-	sc.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+	sc.Script = func(ctx context.Context, n *runner.Nemesis) error {
 		if err := steps.Validate(slots); err != nil {
 			return err
 		}
@@ -545,9 +544,8 @@ func Random() runner.Scenario {
 	s.Rate = 100 // events keep coming for the whole schedule (at most 8 s)
 	s.ConsumerLeavesRows = true
 	s.Needs = []runner.Needs{runner.NeedServerCtl}
-	s.Params["consumer_leaves_rows"] = "true"
 	s.Params["schedule"] = "drawn at run time from the seed"
-	s.Schedule = func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

@@ -126,16 +126,16 @@ func TestRandomScheduleMakesItsScenario(t *testing.T) {
 	require.InDelta(t, 40/(3.3+1.3), sc.Rate, 0.01, "events spread over the schedule's nominal time")
 	require.Equal(t, []runner.Needs{runner.NeedGracefulTerm, runner.NeedCrashPoints, runner.NeedServerCtl}, sc.Needs)
 	require.Equal(t, s.Line(), sc.Params["schedule"])
-	require.Equal(t, "2", sc.Params["instances"])
+	require.Equal(t, "2", sc.ShownParams()["instances"])
 	require.NotContains(t, base.Params, "schedule", "the base's parameters stay untouched")
-	require.NotNil(t, sc.Schedule)
+	require.NotNil(t, sc.Script)
 
 	empty := scenarios.Schedule{}.Scenario("property-2", base)
 	require.Equal(t, 40, empty.Events, "no produce step: the base's workload")
 	require.InDelta(t, 40.0, empty.Rate, 0.01, "over at least a second")
 
 	bad := scenarios.Schedule{{Op: scenarios.OpKill, Slot: "d3", For: time.Second}}.Scenario("property-3", base)
-	require.ErrorContains(t, bad.Schedule(context.Background(), &runner.Nemesis{}), `slot "d3": want d1..d2`)
+	require.ErrorContains(t, bad.Script(context.Background(), &runner.Nemesis{}), `slot "d3": want d1..d2`)
 }
 
 func TestRandomCatalogEntryDescribesItself(t *testing.T) {
@@ -146,7 +146,7 @@ func TestRandomCatalogEntryDescribesItself(t *testing.T) {
 	require.Equal(t, "drawn at run time from the seed", s.Params["schedule"])
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	require.ErrorIs(t, s.Schedule(ctx, &runner.Nemesis{}), context.Canceled)
+	require.ErrorIs(t, s.Script(ctx, &runner.Nemesis{}), context.Canceled)
 }
 
 // The "random" entry end to end: the reference passes the schedule drawn

@@ -44,23 +44,12 @@ func BaseAdapter() (supervisor.Adapter, error) {
 	return newAdapter("mutant-base", "", "", supervisor.TuningVariables())
 }
 
-// ModeAdapter returns the adapter of a comparison mode (Modes). It does not
-// declare OUTBOX_POLL_INTERVAL and OUTBOX_BATCH_SIZE: the mode fixes them.
-func ModeAdapter(mode string) (supervisor.Adapter, error) {
-	var names []string
-	for _, m := range Modes() {
-		if m.Name == mode {
-			var tuning []string
-			for _, v := range supervisor.TuningVariables() {
-				if v != "OUTBOX_POLL_INTERVAL" && v != "OUTBOX_BATCH_SIZE" {
-					tuning = append(tuning, v)
-				}
-			}
-			return newAdapter(mode, dispatcher.EnvMode, mode, tuning)
-		}
-		names = append(names, m.Name)
-	}
-	return nil, fmt.Errorf("unknown mode %q: use one of %s", mode, strings.Join(names, ", "))
+// ModeBinary returns the adapter of the base binary run in a comparison
+// mode (OUTBOXCHAOS_MODE=mode, one of dispatcher.Modes), named name and
+// declaring the tuning variables given. The catalog of the modes, for
+// benchmarks, is package adapters/designs.
+func ModeBinary(name, mode string, tuning []string) (supervisor.Adapter, error) {
+	return newAdapter(name, dispatcher.EnvMode, mode, tuning)
 }
 
 var _ supervisor.Adapter = (*adapter)(nil)

@@ -23,6 +23,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+	"github.com/outboxchaos/outboxchaos/internal/dispatchtest"
 	"github.com/outboxchaos/outboxchaos/reference"
 )
 
@@ -48,11 +49,6 @@ func TestCatalogNamesEveryBugOnceWithItsInvariant(t *testing.T) {
 	}
 	_, err := mutants.Lookup("nope")
 	require.ErrorContains(t, err, `unknown mutant "nope": use one of select-then-update,`)
-	var modes []string
-	for _, m := range mutants.Modes() {
-		modes = append(modes, m.Name)
-	}
-	require.Equal(t, dispatcher.Modes(), modes)
 }
 
 func TestAdaptersDeclareTheirCapabilities(t *testing.T) {
@@ -68,13 +64,6 @@ func TestAdaptersDeclareTheirCapabilities(t *testing.T) {
 	}
 	_, err := mutants.Adapter("nope")
 	require.ErrorContains(t, err, "unknown mutant")
-	m, err := mutants.ModeAdapter(dispatcher.ModeNestSingle)
-	require.NoError(t, err)
-	require.False(t, m.Capabilities().Honours("OUTBOX_POLL_INTERVAL"), "the mode fixes its poll interval")
-	require.False(t, m.Capabilities().Honours("OUTBOX_BATCH_SIZE"))
-	require.True(t, m.Capabilities().Honours("OUTBOX_LEASE"))
-	_, err = mutants.ModeAdapter("fast")
-	require.ErrorContains(t, err, "use one of nest-single, global-lock-batch20")
 }
 
 func TestABlackBoxMutantHidesItsCrashPoints(t *testing.T) {
@@ -106,16 +95,9 @@ type servers struct {
 }
 
 func newServers(t *testing.T) *servers {
-	db, dsn := localtest.MySQL(t)
-	for _, stmt := range reference.SchemaStatements() {
-		_, err := db.Exec(stmt)
-		require.NoError(t, err)
-	}
-	r := localtest.Redis(t)
-	rdb := redis.NewClient(&redis.Options{Addr: r.Addr()})
-	t.Cleanup(func() { _ = rdb.Close() })
-	return &servers{db: db, rdb: rdb, env: map[string]string{
-		"OUTBOX_MYSQL_DSN": dsn, "OUTBOX_REDIS_URL": r.URL(0), "OUTBOX_QUEUES": "ai-default",
+	w := dispatchtest.NewServers(t)
+	return &servers{db: w.DB, rdb: w.Redis, env: map[string]string{
+		"OUTBOX_MYSQL_DSN": w.DSN, "OUTBOX_REDIS_URL": w.RedisURL, "OUTBOX_QUEUES": "ai-default",
 		"OUTBOX_POLL_INTERVAL": "20ms", "OUTBOX_LEASE": "2s", "OUTBOX_PUBLISH_TIMEOUT": "500ms",
 		"OUTBOX_MAX_ATTEMPTS": "5", "OUTBOX_BACKOFF_BASE": "100ms", "OUTBOX_BACKOFF_MAX": "1s",
 	}}

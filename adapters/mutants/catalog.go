@@ -57,18 +57,3 @@ func Lookup(name string) (Mutant, error) {
 	}
 	return Mutant{}, fmt.Errorf("unknown mutant %q: use one of %s", name, strings.Join(Names(), ", "))
 }
-
-// Mode is a comparison design of the base: correct, just slow. Benchmarks
-// run it beside the reference.
-type Mode struct {
-	Name   string // the OUTBOXCHAOS_MODE value
-	Design string
-}
-
-// Modes returns the comparison designs.
-func Modes() []Mode {
-	return []Mode{
-		{dispatcher.ModeNestSingle, "the NestJS seed: one event per compare-and-set claim transaction, polling every 5 s when idle (ignores OUTBOX_POLL_INTERVAL and OUTBOX_BATCH_SIZE)"},
-		{dispatcher.ModeGlobalLockBatch20, "the queue-constants seed: a Redis dispatch lock per 1 s tick, one batch of 20 per tick (ignores OUTBOX_POLL_INTERVAL and OUTBOX_BATCH_SIZE)"},
-	}
-}

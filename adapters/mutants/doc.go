@@ -17,8 +17,15 @@
 // (window trap, SIGSTOP, proxy faults), as for another team's dispatcher;
 // scenarios/mutants_test.go requires each such run to fail its invariant or
 // come out unknown because a fault did not land, never to pass.
-// ModeAdapter runs a comparison mode: a seed's correct but slow design
-// (Modes), for benchmarks.
+// The base is its own dispatcher, not a copy of the reference: it shares
+// the plumbing both need through package internal/dispatchkit (and its
+// tests share internal/dispatchtest), uses only the reference's public
+// configuration, connections, producer and crash points, and writes its own
+// claim, finalize and recovery (see package adapters/mutants/dispatcher).
+//
+// The benchmark's comparison designs (a seed's correct but slow design) are
+// not mutants: their catalog is package adapters/designs, which runs them
+// through ModeBinary as modes of the same binary.
 //
 // # Scenarios the catalog names beyond the scenario catalog
 //

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/outboxchaos/outboxchaos/adapters/mutants"
+	"github.com/outboxchaos/outboxchaos/adapters/designs"
 	refadapter "github.com/outboxchaos/outboxchaos/adapters/reference"
 	"github.com/outboxchaos/outboxchaos/harness/bench"
 )
@@ -81,12 +81,12 @@ func benchDesigns(quick bool) ([]bench.Design, error) {
 	}
 	goal := map[string]float64{"global-lock-batch20": 100}
 	var out []bench.Design
-	for _, m := range mutants.Modes() {
-		a, err := mutants.ModeAdapter(m.Name)
+	for _, m := range designs.All() {
+		a, err := designs.Adapter(m.Name)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, bench.Design{Name: m.Name, About: m.Design, Adapter: a, Events: events[m.Name], GoalFactor: goal[m.Name]})
+		out = append(out, bench.Design{Name: m.Name, About: m.About, Adapter: a, Events: events[m.Name], GoalFactor: goal[m.Name]})
 	}
 	return out, nil
 }
@@ -119,7 +119,7 @@ func cmdBench(ctx context.Context, args []string) int {
 	if f.profile {
 		cfg.ProfileDir = f.out
 	}
-	if _, err := bench.Run(ctx, cfg); err != nil {
+	if _, err := bench.Measure(ctx, cfg); err != nil {
 		return fail(fmt.Errorf("bench: %w", err))
 	}
 	fmt.Printf("report: %s\n", f.file)

@@ -225,7 +225,7 @@ func cmdReport(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	results := check.Run(run)
+	results := check.Evaluate(run)
 	if err := reports.WriteRun(args[0], run, results); err != nil {
 		return fail(err)
 	}

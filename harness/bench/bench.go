@@ -18,12 +18,12 @@ type runner struct {
 	log     func(format string, args ...any)
 }
 
-// Run runs the whole benchmark: the floor, the reference with each
+// Measure runs the whole benchmark: the floor, the reference with each
 // instance count, each design, and the long memory check when asked; it
 // prints the table to cfg.Out and writes it to cfg.File. An error is a
 // harness problem (a server that would not start, a dispatcher that
 // crashed or got stuck); no goal is ever an error.
-func Run(ctx context.Context, cfg Config) (rep Report, err error) {
+func Measure(ctx context.Context, cfg Config) (rep Report, err error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return Report{}, err
@@ -179,6 +179,22 @@ func (r *runner) notePeak(f *fleet, row *Row) error {
 
 // dropCase drops a case's database; a failure is logged, not fatal: the
 // private server goes away with the run.
+// preloadedCase opens a fresh case database named name and preloads
+// cfg.Events events into it, their jobs named after prefix; drop it with
+// dropCase.
+func (r *runner) preloadedCase(ctx context.Context, name, prefix string) (*caseDB, error) {
+	c, err := r.srv.newCase(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	r.log("%s: preloading %d events", name, r.cfg.Events)
+	if err := c.preload(ctx, prefix, r.cfg.Events); err != nil {
+		r.dropCase(c)
+		return nil, err
+	}
+	return c, nil
+}
+
 func (r *runner) dropCase(c *caseDB) {
 	if err := r.srv.dropCase(c); err != nil {
 		r.log("warning: %v", err)

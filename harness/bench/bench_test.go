@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/outboxchaos/outboxchaos/adapters/mutants"
+	"github.com/outboxchaos/outboxchaos/adapters/designs"
 	refadapter "github.com/outboxchaos/outboxchaos/adapters/reference"
 	"github.com/outboxchaos/outboxchaos/harness/bench"
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
@@ -18,13 +18,13 @@ import (
 
 func TestMain(m *testing.M) { localtest.Main(m) }
 
-func designs(t *testing.T) []bench.Design {
+func comparisonDesigns(t *testing.T) []bench.Design {
 	t.Helper()
 	var out []bench.Design
-	for _, m := range mutants.Modes() {
-		a, err := mutants.ModeAdapter(m.Name)
+	for _, m := range designs.All() {
+		a, err := designs.Adapter(m.Name)
 		require.NoError(t, err)
-		out = append(out, bench.Design{Name: m.Name, About: m.Design, Adapter: a, Events: 40, GoalFactor: 1})
+		out = append(out, bench.Design{Name: m.Name, About: m.About, Adapter: a, Events: 40, GoalFactor: 1})
 	}
 	return out
 }
@@ -37,9 +37,9 @@ func TestQuickRunFillsEveryRow(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	var out bytes.Buffer
-	rep, err := bench.Run(ctx, bench.Config{
+	rep, err := bench.Measure(ctx, bench.Config{
 		Quick: true, Events: 600, LatencyDuration: time.Second, Rate: 100, Instances: []int{1, 2},
-		Reference: refadapter.New(), Designs: designs(t), SeedCap: 15 * time.Second,
+		Reference: refadapter.New(), Designs: comparisonDesigns(t), SeedCap: 15 * time.Second,
 		MariaDB: localtest.MariaDB(t), Redis: localtest.Redis(t),
 		Out: &out, File: filepath.Join(dir, "bench.md"), WorkDir: dir, ProfileDir: dir, LongEvents: 3000,
 	})
@@ -119,7 +119,7 @@ func TestConfigErrorsSayWhatToFix(t *testing.T) {
 		{bench.Config{Reference: ref, Designs: []bench.Design{{Name: "x"}}}, "design x has no adapter"},
 	}
 	for _, c := range cases {
-		_, err := bench.Run(context.Background(), c.cfg)
+		_, err := bench.Measure(context.Background(), c.cfg)
 		require.ErrorContains(t, err, c.want)
 	}
 }

@@ -24,15 +24,11 @@ type floorBatch struct {
 // skip. It is the rate no correct dispatcher can beat on this machine.
 func (r *runner) runFloor(ctx context.Context) (Row, error) {
 	row := Row{Name: KindFloor, Kind: KindFloor, About: fmt.Sprintf("in-process, batch %d: select, pipelined add, 2 updates", r.cfg.BatchSize)}
-	c, err := r.srv.newCase(ctx, "floor")
+	c, err := r.preloadedCase(ctx, "floor", "sat")
 	if err != nil {
 		return row, err
 	}
 	defer r.dropCase(c)
-	r.log("floor: preloading %d events", r.cfg.Events)
-	if err := c.preload(ctx, "sat", r.cfg.Events); err != nil {
-		return row, err
-	}
 	row.Preloaded = r.cfg.Events
 	producer, err := bullmq.NewProducer(r.srv.rdb, bullmq.Options{})
 	if err != nil {

@@ -42,15 +42,11 @@ type Profile struct {
 }
 
 func (r *runner) runProfile(ctx context.Context) (p Profile, err error) {
-	c, err := r.srv.newCase(ctx, "profile")
+	c, err := r.preloadedCase(ctx, "profile", "prof")
 	if err != nil {
 		return p, err
 	}
 	defer r.dropCase(c)
-	r.log("profile: preloading %d events for the in-process reference", r.cfg.Events)
-	if err := c.preload(ctx, "prof", r.cfg.Events); err != nil {
-		return p, err
-	}
 	d, err := r.inProcessReference(c)
 	if err != nil {
 		return p, err

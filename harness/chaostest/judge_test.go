@@ -22,7 +22,7 @@ func recorded(t *testing.T, name string) runner.Outcome {
 	t.Helper()
 	run, err := history.Load(filepath.Join("..", "..", "testdata", "histories", name))
 	require.NoError(t, err)
-	results := check.Run(run)
+	results := check.Evaluate(run)
 	landing := check.CheckLanding(run)
 	v, why := check.Decide(results, run.Meta.Exercises, landing)
 	return runner.Outcome{Dir: "runs/poison", Verdict: v, Reason: why, Results: results, Landing: landing, Report: reports.Build(run, results)}
@@ -54,13 +54,13 @@ func TestAFailedRunSaysWhatHappenedAndHowToReplayIt(t *testing.T) {
 	require.NotContains(t, kept, "removed when the test ends")
 }
 
-func firstOf(steps []check.Step, source string) check.Step {
+func firstOf(steps []check.Line, source string) check.Line {
 	for _, s := range steps {
 		if s.Source == source {
 			return s
 		}
 	}
-	return check.Step{}
+	return check.Line{}
 }
 
 func TestUnknownSkipsUnlessStrictAndMissingCapabilitiesSkip(t *testing.T) {

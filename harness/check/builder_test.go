@@ -153,7 +153,7 @@ func (b *builder) produce(id int64, job, kind string, at int) *builder {
 		}
 		b.jobs[job] = &history.JobRow{ID: job, Queue: queue, Status: status}
 		b.seq++
-		b.run.Transitions = append(b.run.Transitions, history.Transition{Seq: b.seq, Table: history.TableJobs, Row: job, Op: "insert", At: ms(at), NewStatus: status})
+		b.run.Transitions = append(b.run.Transitions, history.Transition{Seq: b.seq, Table: history.TableJobs, Key: job, Op: "insert", At: ms(at), NewStatus: status})
 	}
 	r := &outboxRow{ev: e, availableAt: ms(at)}
 	b.rows[id] = r
@@ -170,7 +170,7 @@ func (b *builder) emit(r *outboxRow, at int, op, status string, change func(*out
 	b.seq++
 	avail := r.availableAt
 	t := history.Transition{
-		Seq: b.seq, Table: history.TableOutbox, Row: strconv.FormatInt(r.ev.ID, 10), Op: op, At: ms(at),
+		Seq: b.seq, Table: history.TableOutbox, Key: strconv.FormatInt(r.ev.ID, 10), Op: op, At: ms(at),
 		OldStatus: old.status, NewStatus: r.status, Attempts: r.attempts, AvailableAt: &avail,
 		LockedBy: r.lockedBy, LockToken: r.token, LockedUntil: r.lockedUntil, LastError: r.lastError,
 		OldLockToken: old.token, OldLastError: old.lastError,
@@ -245,7 +245,7 @@ func (b *builder) giveBack(id int64, at int, reason string, delay time.Duration)
 func (b *builder) jobMove(job, status string, at int) *builder {
 	j := b.jobs[job]
 	b.seq++
-	b.run.Transitions = append(b.run.Transitions, history.Transition{Seq: b.seq, Table: history.TableJobs, Row: job, Op: "update", At: ms(at), OldStatus: j.Status, NewStatus: status})
+	b.run.Transitions = append(b.run.Transitions, history.Transition{Seq: b.seq, Table: history.TableJobs, Key: job, Op: "update", At: ms(at), OldStatus: j.Status, NewStatus: status})
 	j.Status = status
 	return b
 }
@@ -278,7 +278,7 @@ func (b *builder) publish(id int64, at int) *builder {
 	})
 	if j := b.jobs[r.ev.JobID]; j != nil && j.Status == history.JobCreated {
 		b.seq++
-		b.run.Transitions = append(b.run.Transitions, history.Transition{Seq: b.seq, Table: history.TableJobs, Row: j.ID, Op: "update", At: ms(at), OldStatus: j.Status, NewStatus: history.JobQueued})
+		b.run.Transitions = append(b.run.Transitions, history.Transition{Seq: b.seq, Table: history.TableJobs, Key: j.ID, Op: "update", At: ms(at), OldStatus: j.Status, NewStatus: history.JobQueued})
 		j.Status = history.JobQueued
 	}
 	return b

@@ -92,7 +92,7 @@ func TestStoredHistories(t *testing.T) {
 	require.Len(t, verdictCases, len(stored), "every stored history needs a verdict case")
 	for name, want := range verdictCases {
 		t.Run(name, func(t *testing.T) {
-			results := Run(loadStored(t, name))
+			results := Evaluate(loadStored(t, name))
 			require.Len(t, results, 9)
 			got := ""
 			for _, r := range results {
@@ -382,7 +382,7 @@ func TestChecksDoNotChangeTheRun(t *testing.T) {
 	run.Events[0], run.Events[1] = run.Events[1], run.Events[0]
 	before, err := json.Marshal(run)
 	require.NoError(t, err)
-	Run(run)
+	Evaluate(run)
 	after, err := json.Marshal(run)
 	require.NoError(t, err)
 	require.Equal(t, string(before), string(after))
@@ -455,9 +455,9 @@ func TestKnownInvariants(t *testing.T) {
 
 func TestWaivedKeepsItsVerdict(t *testing.T) {
 	run := loadStored(t, "bad-i2-never-claimed")
-	require.Equal(t, Fail, Overall(Run(run)))
+	require.Equal(t, Fail, Overall(Evaluate(run)))
 	run.Meta.Waived = map[string]string{"I2": "the outage outlasts the retry budget on purpose"}
-	results := Run(run)
+	results := Evaluate(run)
 	require.Equal(t, Fail, results[1].Verdict)
 	require.Equal(t, "the outage outlasts the retry budget on purpose", results[1].Waived)
 	for _, r := range results {
@@ -484,7 +484,7 @@ func TestMalformedHistoryIsUnknownNotAPanic(t *testing.T) {
 	require.Equal(t, Unknown, r.Verdict)
 	require.Contains(t, r.Reason, "bad row")
 	// An empty run is checked without panicking, and nothing in it passes.
-	results := Run(history.Run{})
+	results := Evaluate(history.Run{})
 	for _, r := range results {
 		require.Equal(t, NotExercised, r.Verdict, "%s: %s", r.ID, r.Reason)
 		require.NotEmpty(t, r.Reason, r.ID)
@@ -494,7 +494,7 @@ func TestMalformedHistoryIsUnknownNotAPanic(t *testing.T) {
 	require.Equal(t, "no required invariant had anything to check", why)
 }
 
-func stepsText(steps []Step) string {
+func stepsText(steps []Line) string {
 	var b strings.Builder
 	for _, s := range steps {
 		fmt.Fprintf(&b, "%s %s %s\n", clock(s.At), s.Source, s.Text)

@@ -7,6 +7,26 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
+// The invariants' checks (doc comments on the index methods, judge*). Each
+// builds the run's index and a tally that counts its violations with the
+// nouns given here.
+var (
+	CheckDuplicates    = indexed("I1", "job created more than once", "jobs created more than once", (*index).judgeDuplicates)
+	CheckPublished     = indexed("I2", "valid event not published", "valid events not published", (*index).judgePublished)
+	CheckConsistent    = indexed("I3", "inconsistent event", "inconsistent events", (*index).judgeConsistent)
+	CheckPoison        = indexed("I4", "poison event not failed fast", "poison events not failed fast", (*index).judgePoison)
+	CheckExclusive     = indexed("I5", "breach of claim exclusivity", "breaches of claim exclusivity", (*index).judgeExclusive)
+	CheckBackoff       = indexed("I6", "backoff breach", "backoff breaches", (*index).judgeBackoff)
+	CheckAttempts      = indexed("I7", "event retried past or failed before the maximum attempts", "events retried past or failed before the maximum attempts", (*index).judgeAttempts)
+	CheckLeaseRecovery = indexed("I8", "dead owner's claim not recovered in time", "dead owners' claims not recovered in time", (*index).judgeLeaseRecovery)
+	CheckUntouched     = indexed("I9", "job hash overwritten", "job hashes overwritten", (*index).judgeUntouched)
+)
+
+// indexed makes an invariant's check from its judgement of the run's index.
+func indexed(id, one, many string, judge func(*index, *tally) Result) func(history.Run) Result {
+	return func(run history.Run) Result { return judge(newIndex(run), newTally(id, one, many)) }
+}
+
 // Checker is one invariant: its id (I1..I9), its name, and its check.
 type Checker struct {
 	ID, Name string
@@ -56,11 +76,11 @@ var names = map[string]string{
 
 func nameOf(id string) string { return names[id] }
 
-// Run runs every checker on the run. An invariant the scenario waives
+// Evaluate runs every checker on the run. An invariant the scenario waives
 // (run.Meta.Waived[id]) keeps its verdict and carries the reason in Waived.
 // A checker that panics on a malformed history yields unknown, with the
 // panic in the reason, instead of taking the harness down.
-func Run(run history.Run) []Result {
+func Evaluate(run history.Run) []Result {
 	out := make([]Result, 0, 10)
 	for _, c := range append(All(), declared(run.Meta)...) {
 		r := runOne(c, run)

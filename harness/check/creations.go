@@ -91,12 +91,7 @@ func unionKeys(adds map[bullKey][]history.StreamEntry, news map[bullKey][]histor
 			keys = append(keys, k)
 		}
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].Queue != keys[j].Queue {
-			return keys[i].Queue < keys[j].Queue
-		}
-		return keys[i].ID < keys[j].ID
-	})
+	sortBullKeys(keys)
 	return keys
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
-// CheckDuplicates is I1, no duplicate job.
+// judgeDuplicates is I1, no duplicate job.
 //
 // Definition. For every ai_jobs id J:
 //   - creations: the BullMQ creations matched to J (stream "added" entries and
@@ -31,9 +31,7 @@ import (
 // unknown when, for some queue, both the events stream and the keyspace
 // notifications had a gap (a creation may have gone unseen by both), or when
 // a creation could not be matched to any ai_jobs row.
-func CheckDuplicates(run history.Run) Result {
-	ix := newIndex(run)
-	t := newTally("I1", "job created more than once", "jobs created more than once")
+func (ix *index) judgeDuplicates(t *tally) Result {
 	for _, job := range ix.jobsWithEvidence() {
 		ix.checkDuplicate(t, job)
 	}
@@ -45,7 +43,7 @@ func CheckDuplicates(run history.Run) Result {
 		t.doubt("%d BullMQ job creations could not be matched to an ai_jobs row (the first: job %s in queue %s at %s)", n, c.BullID, c.Queue, clock(c.At))
 	}
 	if len(ix.creations.byJob) == 0 && len(ix.creations.unmatched) == 0 {
-		t.nothing("the run created no BullMQ job")
+		t.nothing("the ix.run created no BullMQ job")
 	}
 	return t.result(count(len(ix.creations.byJob), "job", "jobs") + " seen in BullMQ, none created more than once")
 }
@@ -208,17 +206,17 @@ func (ix *index) lastWords(inst string, from, to time.Time) (history.ProcessEven
 // finalDuplicate looks for a job held twice at the end: an id twice across
 // one queue's lists and sets, or two BullMQ jobs matched to it. It returns
 // the steps showing it and the sentence telling it ("" when none).
-func (ix *index) finalDuplicate(job string) ([]Step, string) {
+func (ix *index) finalDuplicate(job string) ([]Line, string) {
 	p := ix.finalOf[job]
 	if p == nil {
 		return nil, ""
 	}
 	at := ix.run.Final.At
-	var steps []Step
+	var steps []Line
 	var sentence string
 	for _, k := range sortedBulls(p.lists) {
 		where := p.lists[k]
-		steps = append(steps, Step{At: at, Source: "redis", Text: fmt.Sprintf("final scan: job %s of queue %s is in %s", k.ID, k.Queue, strings.Join(where, ", "))})
+		steps = append(steps, Line{At: at, Source: "redis", Text: fmt.Sprintf("final scan: job %s of queue %s is in %s", k.ID, k.Queue, strings.Join(where, ", "))})
 		if len(where) > 1 && sentence == "" {
 			sentence = fmt.Sprintf("Job %s appears %d times in queue %s at the end (in %s).", job, len(where), k.Queue, strings.Join(where, ", "))
 		}

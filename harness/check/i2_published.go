@@ -7,7 +7,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
-// CheckPublished is I2, eventually published.
+// judgePublished is I2, eventually published.
 //
 // Definition. Every valid event (kind valid or already-queued) ends, in the
 // final scan after heal and drain, published with its job queued or later.
@@ -19,9 +19,7 @@ import (
 // I8. Otherwise it is unknown: the run did not quiesce. A valid event whose
 // queue was broken (queue-error) for every attempt it made is expected to
 // end failed and is not counted (brokenQueueFailed).
-func CheckPublished(run history.Run) Result {
-	ix := newIndex(run)
-	t := newTally("I2", "valid event not published", "valid events not published")
+func (ix *index) judgePublished(t *tally) Result {
 	n, expected := 0, 0
 	for _, e := range ix.events {
 		if isPoison(e.Kind) {
@@ -35,7 +33,7 @@ func CheckPublished(run history.Run) Result {
 		ix.checkPublished(t, e)
 	}
 	if n == 0 {
-		return skipped("I2", "the run produced no valid events")
+		return skipped("I2", "the ix.run produced no valid events")
 	}
 	pass := fmt.Sprintf("every valid event (%d) published with its job queued", n)
 	if expected > 0 {

@@ -7,7 +7,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
-// CheckConsistent is I3, consistent.
+// judgeConsistent is I3, consistent.
 //
 // Definition. For every event E about job J, in the final scan:
 //   - E published: J's row exists and is queued or later, and a BullMQ job
@@ -37,9 +37,7 @@ import (
 //
 // "No creation seen" proves nothing when, for J's queue, both the events
 // stream and the keyspace notifications had gaps: then it is unknown.
-func CheckConsistent(run history.Run) Result {
-	ix := newIndex(run)
-	t := newTally("I3", "inconsistent event", "inconsistent events")
+func (ix *index) judgeConsistent(t *tally) Result {
 	for _, e := range ix.events {
 		row, ok := ix.finalOutbox[e.ID]
 		if !ok {
@@ -56,7 +54,7 @@ func CheckConsistent(run history.Run) Result {
 		}
 	}
 	if len(ix.events) == 0 {
-		t.nothing("the run produced no events")
+		t.nothing("the ix.run produced no events")
 	}
 	return t.result(fmt.Sprintf("every event (%d) ends consistent: published exactly when its job is queued and exists in BullMQ", len(ix.events)))
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
-// CheckPoison is I4, poison fails fast.
+// judgePoison is I4, poison fails fast.
 //
 // Definition. Every poison event (kind unknown-type, missing-job,
 // queue-not-allowed or illegal-job-id):
@@ -24,9 +24,7 @@ import (
 //
 // With nothing proven, a gap in the triggers (a failure may be unseen) or in
 // both creation sources of the event's queue makes it unknown.
-func CheckPoison(run history.Run) Result {
-	ix := newIndex(run)
-	t := newTally("I4", "poison event not failed fast", "poison events not failed fast")
+func (ix *index) judgePoison(t *tally) Result {
 	n := 0
 	for _, e := range ix.events {
 		if !isPoison(e.Kind) {
@@ -39,7 +37,7 @@ func CheckPoison(run history.Run) Result {
 		}
 	}
 	if n == 0 {
-		return skipped("I4", "the run produced no poison events")
+		return skipped("I4", "the ix.run produced no poison events")
 	}
 	if g, ok := ix.triggersGap(); ok {
 		t.doubt("the MySQL triggers had a gap at %s: a retry of a poison event may have gone unseen", clock(g.At))

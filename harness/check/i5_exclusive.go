@@ -7,7 +7,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
-// CheckExclusive is I5, exclusive claims.
+// judgeExclusive is I5, exclusive claims.
 //
 // Definition, over each event's outbox transitions in sequence order:
 //   - no takeover (a new lock token over a row still processing) while the
@@ -26,9 +26,7 @@ import (
 // locked_by over a row still processing, and a foreign write that keeps
 // locked_by cannot be seen; a gap in the triggers with nothing proven is
 // unknown. With no claim at all it is not exercised.
-func CheckExclusive(run history.Run) Result {
-	ix := newIndex(run)
-	t := newTally("I5", "breach of claim exclusivity", "breaches of claim exclusivity")
+func (ix *index) judgeExclusive(t *tally) Result {
 	claims := 0
 	for _, e := range ix.events {
 		claims += len(ix.holds[e.ID])

@@ -7,7 +7,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
-// CheckBackoff is I6, backoff respected.
+// judgeBackoff is I6, backoff respected.
 //
 // Definition. For the n-th transient failure of an event (a return to
 // pending before the lease ended with available_at in the future, or, with
@@ -29,13 +29,11 @@ import (
 // reason) when the tuning's max attempts or backoff base is zero (the
 // adapter does not honour them), or when the run had no transient failure
 // and no gap. A failure without a recorded available_at is unknown.
-func CheckBackoff(run history.Run) Result {
-	tn := run.Meta.Tuning
+func (ix *index) judgeBackoff(t *tally) Result {
+	tn := ix.run.Meta.Tuning
 	if tn.MaxAttempts == 0 || tn.BackoffBase == 0 {
 		return skipped("I6", "the adapter does not honour max attempts and backoff base (tuning is zero)")
 	}
-	ix := newIndex(run)
-	t := newTally("I6", "backoff breach", "backoff breaches")
 	failures := 0
 	for _, e := range ix.events {
 		failures += ix.checkBackoff(t, e)
@@ -44,7 +42,7 @@ func CheckBackoff(run history.Run) Result {
 		t.doubt("the MySQL triggers had a gap at %s: a failure or an early claim may have gone unseen", clock(g.At))
 	}
 	if failures == 0 {
-		t.nothing("the run had no transient failure (processing -> pending with a new error) whose backoff could be checked")
+		t.nothing("the ix.run had no transient failure (processing -> pending with a new error) whose backoff could be checked")
 	}
 	return t.result(count(failures, "transient failure", "transient failures") + "; all backed off within bounds and none claimed early")
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
-// CheckAttempts is I7, bounded attempts.
+// judgeAttempts is I7, bounded attempts.
 //
 // Definition, with M the tuning's max attempts, counting transient
 // failures from the history (moves.go), never from the attempts column, so
@@ -26,13 +26,11 @@ import (
 // nothing proven is unknown, and so is an event whose returns the history
 // cannot tell from retries (moveUnclear) when, counted as retries, they
 // would break the bound.
-func CheckAttempts(run history.Run) Result {
-	limit := run.Meta.Tuning.MaxAttempts
+func (ix *index) judgeAttempts(t *tally) Result {
+	limit := ix.run.Meta.Tuning.MaxAttempts
 	if limit == 0 {
 		return skipped("I7", "the adapter does not honour max attempts (tuning is zero)")
 	}
-	ix := newIndex(run)
-	t := newTally("I7", "event retried past or failed before the maximum attempts", "events retried past or failed before the maximum attempts")
 	for _, e := range ix.events {
 		ix.checkRetries(t, e, limit)
 		ix.checkFailedEarly(t, e, limit)

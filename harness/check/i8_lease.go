@@ -7,7 +7,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
-// CheckLeaseRecovery is I8, lease recovery.
+// judgeLeaseRecovery is I8, lease recovery.
 //
 // Definition. Take every claim whose lease (locked_until L, moved by
 // extensions) ran out while the row was still processing under it. The
@@ -46,9 +46,7 @@ import (
 // Measure. Every claim ended by a takeover or a recovery at or after its
 // lease end gives one takeover delay (the end's time minus L); Result.Takeover
 // is their distribution.
-func CheckLeaseRecovery(run history.Run) Result {
-	ix := newIndex(run)
-	t := newTally("I8", "dead owner's claim not recovered in time", "dead owners' claims not recovered in time")
+func (ix *index) judgeLeaseRecovery(t *tally) Result {
 	n := map[recovery]int{}
 	var delays []time.Duration
 	for _, e := range ix.events {

@@ -10,7 +10,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
-// CheckUntouched is I9, job untouched.
+// judgeUntouched is I9, job untouched.
 //
 // Definition. For every BullMQ job hash (queue, BullMQ id), the data and opts
 // of its first read (its keyspace "new" note; else the first later read: a
@@ -45,11 +45,9 @@ import (
 //
 // With nothing proven it is unknown when a gap blinds it as above, or when a
 // job hash of the final scan was never read before.
-func CheckUntouched(run history.Run) Result {
-	ix := newIndex(run)
-	t := newTally("I9", "job hash overwritten", "job hashes overwritten")
+func (ix *index) judgeUntouched(t *tally) Result {
 	last := map[bullKey]*history.KeyNote{}
-	for _, k := range noteKeys(run.Keys) {
+	for _, k := range noteKeys(ix.run.Keys) {
 		last[k] = ix.checkJobReads(t, k)
 	}
 	unread := ix.checkFinalHashes(t, last)
@@ -71,7 +69,7 @@ func CheckUntouched(run history.Run) Result {
 		t.doubt("%d job hashes of the final scan had no earlier read to compare against", unread)
 	}
 	if len(last) == 0 && unread == 0 {
-		t.nothing("no BullMQ job hash was read in this run")
+		t.nothing("no BullMQ job hash was read in this ix.run")
 	}
 	reason := count(len(last), "job hash", "job hashes") + " read, none with its data or opts changed"
 	switch len(windows) {

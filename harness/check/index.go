@@ -2,7 +2,6 @@ package check
 
 import (
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
@@ -77,18 +76,18 @@ func (ix *index) indexTransitions() {
 	for _, t := range ts {
 		switch t.Table {
 		case history.TableOutbox:
-			id, err := strconv.ParseInt(strings.TrimSpace(t.Row), 10, 64)
-			if err != nil {
+			id, ok := t.EventID()
+			if !ok {
 				continue
 			}
 			ix.outbox[id] = append(ix.outbox[id], t)
 		case history.TableJobs:
-			ix.jobs[t.Row] = append(ix.jobs[t.Row], t)
+			ix.jobs[t.Key] = append(ix.jobs[t.Key], t)
 		}
 	}
-	c := classifier{run: ix.run, lv: ix.lv, conv: ix.run.Meta.Conventions}
+	c := moveReader{run: ix.run, lv: ix.lv, conv: ix.run.Meta.Conventions}
 	for id, list := range ix.outbox {
-		read := c.classify(id, list)
+		read := c.readMoves(id, list)
 		ix.holds[id], ix.moves[id], ix.why[id] = read.holds, read.moves, read.why
 	}
 }

@@ -99,25 +99,25 @@ type hold struct {
 	EndMove  move
 }
 
-// classified is one event's transitions read: a move per transition (and
+// eventMoves is one event's transitions read: a move per transition (and
 // for moveUnclear why), and its holds.
-type classified struct {
+type eventMoves struct {
 	moves []move
 	why   []string
 	holds []hold
 }
 
-// classifier applies the rules of doc.go with what the run recorded around
+// moveReader applies the rules of doc.go with what the run recorded around
 // each transition: process events, fault windows, the declared conventions.
-type classifier struct {
+type moveReader struct {
 	run  history.Run
 	lv   liveness
 	conv history.Conventions
 }
 
-// classify reads one event's transitions (in sequence order).
-func (c classifier) classify(event int64, ts []history.Transition) classified {
-	out := classified{moves: make([]move, len(ts)), why: make([]string, len(ts))}
+// readMoves reads one event's transitions (in sequence order).
+func (c moveReader) readMoves(event int64, ts []history.Transition) eventMoves {
+	out := eventMoves{moves: make([]move, len(ts)), why: make([]string, len(ts))}
 	cur := -1
 	closeCur := func(t history.Transition, m move) {
 		if cur >= 0 {
@@ -166,7 +166,7 @@ const FutureSlack = 5 * time.Millisecond
 
 // returnMove decides which return to pending t is, for the hold h it ends
 // (nil when no claim was recorded before it). For moveUnclear it says why.
-func (c classifier) returnMove(h *hold, t history.Transition) (move, string) {
+func (c moveReader) returnMove(h *hold, t history.Transition) (move, string) {
 	slack := DBSlack + mysqlDelay(c.run, t.At)
 	if h != nil && h.Until != nil && !t.At.Before(h.Until.Add(-slack)) {
 		return moveRecovery, ""
@@ -193,7 +193,7 @@ func (c classifier) returnMove(h *hold, t history.Transition) (move, string) {
 // release; when the adapter declared its conventions and this matches none,
 // it is a retry without backoff (a failure); with nothing declared it stays
 // unclear, with why.
-func (c classifier) undeclared(t history.Transition, why string) (move, string) {
+func (c moveReader) undeclared(t history.Transition, why string) (move, string) {
 	if !c.conv.Declared() {
 		return moveUnclear, why + " (the adapter declares no release or recovery conventions)"
 	}
@@ -220,7 +220,7 @@ func matchesConvention(t history.Transition, prefixes []string, keeps bool) bool
 
 // termed tells whether the harness had sent inst SIGTERM by at (harness
 // clock, so ClockSlack is allowed).
-func (c classifier) termed(inst string, at time.Time) bool {
+func (c moveReader) termed(inst string, at time.Time) bool {
 	if inst == "" {
 		return false
 	}
@@ -236,7 +236,7 @@ func (c classifier) termed(inst string, at time.Time) bool {
 // ClockSlack): a fault whose target does not name another instance (a fault
 // on "redis", "mysql", on inst or on one of its links), a signal other than
 // SIGTERM, or a MySQL cut. "" when nothing did.
-func (c classifier) trouble(inst string, from, to time.Time) string {
+func (c moveReader) trouble(inst string, from, to time.Time) string {
 	from, to = from.Add(-ClockSlack), to.Add(ClockSlack)
 	for _, f := range c.run.Faults {
 		if overlaps(f, from, to) && !c.namesOther(f.Target, inst) {
@@ -257,7 +257,7 @@ func (c classifier) trouble(inst string, from, to time.Time) string {
 // namesOther tells whether a fault target names an instance other than inst
 // (the instance itself, or its link "mysql/d2"), so the fault cannot have
 // failed inst's work.
-func (c classifier) namesOther(target, inst string) bool {
+func (c moveReader) namesOther(target, inst string) bool {
 	name := target
 	if i := strings.LastIndex(target, "/"); i >= 0 {
 		name = target[i+1:]

@@ -21,7 +21,7 @@ func dialect(scenario string) *builder {
 // verdicts is I1..I9 as letters.
 func verdicts(run history.Run) string {
 	out := ""
-	for _, r := range Run(run) {
+	for _, r := range Evaluate(run) {
 		out += letter(r.Verdict)
 	}
 	return out
@@ -48,7 +48,7 @@ func TestRecoveryWithAReasonIsARecovery(t *testing.T) {
 	run := recoveredWithReason(func(b *builder) {
 		b.add("ai-default", "j-1", "j-1", 2370).publish(1, 2380).take("ai-default", "j-1", "w1", 2400, false)
 	}).finish(2500, 12000, true)
-	require.Equal(t, "PPPPPNNPP", verdicts(run), describe(Run(run)))
+	require.Equal(t, "PPPPPNNPP", verdicts(run), describe(Evaluate(run)))
 	require.Equal(t, moveRecovery, movesOf(run, 1)[2])
 	require.Equal(t, moveRecovery, movesOf(run, 2)[2])
 }
@@ -95,7 +95,7 @@ func TestOwnerRoundRecovery(t *testing.T) {
 	b.claim(1, "d1", 2200).add("ai-default", "j-1", "j-1", 2250).publish(1, 2260)
 	b.claim(2, "d1", 2200).failPermanent(2, 2210, "job j-2 not found")
 	run := b.finish(2300, 12000, true)
-	require.Equal(t, "PPPPPNNNP", verdicts(run), describe(Run(run)))
+	require.Equal(t, "PPPPPNNNP", verdicts(run), describe(Evaluate(run)))
 	require.Equal(t, moveRecovery, movesOf(run, 1)[2])
 }
 
@@ -117,16 +117,16 @@ func releasedOnTerm(term bool) history.Run {
 
 func TestReleaseWithAReasonAfterSIGTERM(t *testing.T) {
 	run := releasedOnTerm(true)
-	require.Equal(t, "PPPPPNNNP", verdicts(run), describe(Run(run)))
+	require.Equal(t, "PPPPPNNNP", verdicts(run), describe(Evaluate(run)))
 	require.Equal(t, moveRelease, movesOf(run, 1)[2])
 
 	// Without the SIGTERM, under the fault, the history cannot tell.
 	run = releasedOnTerm(false)
-	require.Equal(t, "PPPUPUNNP", verdicts(run), describe(Run(run)))
+	require.Equal(t, "PPPUPUNNP", verdicts(run), describe(Evaluate(run)))
 	require.Equal(t, moveUnclear, movesOf(run, 1)[2])
 	// A declared release prefix settles it.
 	run.Meta.Conventions.ReleaseErrors = []string{"released:"}
-	require.Equal(t, "PPPPPNNNP", verdicts(run), describe(Run(run)))
+	require.Equal(t, "PPPPPNNNP", verdicts(run), describe(Evaluate(run)))
 }
 
 // "released: lease nearly over" with nothing failing for the owner is a
@@ -137,7 +137,7 @@ func TestReleaseWithNothingFailing(t *testing.T) {
 	b.claim(1, "d1", 100).giveBack(1, 1900, "released: lease nearly over", 0)
 	b.claim(1, "d1", 1950).add("ai-default", "j-1", "j-1", 2000).publish(1, 2010)
 	run := b.finish(2100, 12000, true)
-	require.Equal(t, "PPPNPNNNP", verdicts(run), describe(Run(run)))
+	require.Equal(t, "PPPNPNNNP", verdicts(run), describe(Evaluate(run)))
 	require.Equal(t, moveRelease, movesOf(run, 1)[2])
 }
 
@@ -195,7 +195,7 @@ func noToken(takeover int) history.Run {
 
 func TestNoLockTokenColumn(t *testing.T) {
 	run := noToken(2300)
-	require.Equal(t, "PPPNPNNPP", verdicts(run), describe(Run(run)))
+	require.Equal(t, "PPPNPNNPP", verdicts(run), describe(Evaluate(run)))
 	require.Equal(t, []move{moveInsert, moveClaim, moveTakeover, moveFinalize}, movesOf(run, 1))
 
 	r := CheckExclusive(noToken(600))

@@ -29,7 +29,7 @@ func TestRecordedOrdering(t *testing.T) {
 	good := loadStored(t, "recorded-base-ordering")
 	r = CheckOrdering(good)
 	require.Equal(t, Pass, r.Verdict, r.Reason)
-	for _, res := range Run(good) {
+	for _, res := range Evaluate(good) {
 		require.NotEqual(t, Fail, res.Verdict, "%s: %s", res.ID, res.Reason)
 	}
 	require.True(t, CheckLanding(good)[1].Met, "order-retry landed in the base's run too")

@@ -82,12 +82,12 @@ func TestOrderingNotExercisedWithoutTheDeclaration(t *testing.T) {
 	r := CheckOrdering(run)
 	require.Equal(t, NotExercised, r.Verdict)
 	require.Contains(t, r.Reason, "does not declare ordering: per-aggregate")
-	for _, res := range Run(run) {
+	for _, res := range Evaluate(run) {
 		require.NotEqual(t, "I10", res.ID, "an opt-in invariant is not run for a dispatcher that does not declare it")
 	}
 	run.Meta.Ordering = orderingPerAggregate
-	require.Equal(t, "I10", Run(run)[9].ID)
-	require.Equal(t, Fail, Run(run)[9].Verdict)
+	require.Equal(t, "I10", Evaluate(run)[9].ID)
+	require.Equal(t, Fail, Evaluate(run)[9].Verdict)
 }
 
 func TestOrderingNotExercisedWithOneEventPerAggregate(t *testing.T) {

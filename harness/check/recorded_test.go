@@ -32,7 +32,7 @@ func TestRecordedRuns(t *testing.T) {
 	for name, want := range recordedCases {
 		t.Run(name, func(t *testing.T) {
 			run := loadStored(t, name)
-			results := Run(run)
+			results := Evaluate(run)
 			got := ""
 			for _, r := range results {
 				got += letter(r.Verdict)
@@ -103,7 +103,7 @@ func trimRun(run history.Run, keep map[int64]bool) history.Run {
 	}
 	out.Transitions = nil
 	for _, tr := range run.Transitions {
-		if (tr.Table == history.TableOutbox && keep[itoaParseRow(tr.Row)]) || (tr.Table == history.TableJobs && jobs[tr.Row]) {
+		if (tr.Table == history.TableOutbox && keep[itoaParseRow(tr.Key)]) || (tr.Table == history.TableJobs && jobs[tr.Key]) {
 			out.Transitions = append(out.Transitions, tr)
 		}
 	}

@@ -68,11 +68,16 @@ func sortedBulls[V any](m map[bullKey]V) []bullKey {
 	for k := range m {
 		keys = append(keys, k)
 	}
+	sortBullKeys(keys)
+	return keys
+}
+
+// sortBullKeys orders keys by queue, then BullMQ id.
+func sortBullKeys(keys []bullKey) {
 	sort.Slice(keys, func(i, j int) bool {
 		if keys[i].Queue != keys[j].Queue {
 			return keys[i].Queue < keys[j].Queue
 		}
 		return keys[i].ID < keys[j].ID
 	})
-	return keys
 }

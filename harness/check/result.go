@@ -45,11 +45,11 @@ type Violation struct {
 	// published, with no second add"); empty when it rests on the
 	// invariant's definition alone.
 	Rule  string `json:"rule,omitempty"`
-	Steps []Step `json:"steps"` // the transitions and faults that prove it, in time order
+	Steps []Line `json:"steps"` // the transitions and faults that prove it, in time order
 }
 
-// Step is one line of a counterexample.
-type Step struct {
+// Line is one line of a counterexample.
+type Line struct {
 	At     time.Time `json:"at"`
 	Source string    `json:"source"` // mysql, redis, consumer, fault, process
 	Text   string    `json:"text"`

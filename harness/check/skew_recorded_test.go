@@ -25,7 +25,7 @@ func TestRecordedClockSkew(t *testing.T) {
 	require.Regexp(t, `^Event \d+ was claimed by d2r1 at [\d:.]+ with a lease ending at [\d:.]+, 8s before the claim on the database clock: the claim excluded nobody\. The harness had set d2r1's clock -10s off \(go-overlay\)\.$`, r.Violations[0].Summary)
 
 	good := loadStored(t, "recorded-reference-clock-skew")
-	for _, res := range Run(good) {
+	for _, res := range Evaluate(good) {
 		require.NotEqual(t, Fail, res.Verdict, "%s: %s", res.ID, res.Reason)
 	}
 	require.Equal(t, Pass, CheckExclusive(good).Verdict)

@@ -15,12 +15,12 @@ const MaxSteps = 30
 // evidence gathers the steps of one violation: core steps (the rows and jobs
 // it is about) and context (processes, faults, gaps around it).
 type evidence struct {
-	core, ctx []Step
+	core, ctx []Line
 }
 
 // steps returns at most MaxSteps steps in time order: the core steps nearest
 // the focus first, then the context nearest it.
-func (ev *evidence) steps(focus time.Time) []Step {
+func (ev *evidence) steps(focus time.Time) []Line {
 	core := nearest(dedupe(ev.core), focus, MaxSteps)
 	ctx := nearest(dedupe(ev.ctx), focus, MaxSteps-len(core))
 	out := append(core, ctx...)
@@ -28,9 +28,9 @@ func (ev *evidence) steps(focus time.Time) []Step {
 	return out
 }
 
-func dedupe(steps []Step) []Step {
+func dedupe(steps []Line) []Line {
 	seen := map[string]bool{}
-	var out []Step
+	var out []Line
 	for _, s := range steps {
 		k := s.At.String() + s.Source + s.Text
 		if !seen[k] {
@@ -41,14 +41,14 @@ func dedupe(steps []Step) []Step {
 	return out
 }
 
-func nearest(steps []Step, focus time.Time, n int) []Step {
+func nearest(steps []Line, focus time.Time, n int) []Line {
 	if n <= 0 {
 		return nil
 	}
 	if len(steps) <= n {
 		return steps
 	}
-	s := append([]Step(nil), steps...)
+	s := append([]Line(nil), steps...)
 	sort.SliceStable(s, func(i, j int) bool { return absDur(s[i].At.Sub(focus)) < absDur(s[j].At.Sub(focus)) })
 	return s[:n]
 }
@@ -122,12 +122,12 @@ func (ix *index) addContext(ev *evidence, from, to time.Time, instances ...strin
 	}
 }
 
-func outboxStep(t history.Transition, m move) Step {
+func outboxStep(t history.Transition, m move) Line {
 	who := t.LockedBy
 	if who == "" {
 		who = "a dispatcher"
 	}
-	ev := "event " + t.Row
+	ev := "event " + t.Key
 	var text string
 	switch m {
 	case moveInsert:
@@ -158,7 +158,7 @@ func outboxStep(t history.Transition, m move) Step {
 	default:
 		text = fmt.Sprintf("%s went %s -> %s (%s)", ev, t.OldStatus, t.NewStatus, who)
 	}
-	return Step{At: t.At, Source: "mysql", Text: text}
+	return Line{At: t.At, Source: "mysql", Text: text}
 }
 
 // errorNote is ": <last_error>" when a return to pending wrote a new one.
@@ -169,17 +169,17 @@ func errorNote(t history.Transition) string {
 	return ": " + quote(t.LastError)
 }
 
-func jobStep(t history.Transition) Step {
+func jobStep(t history.Transition) Line {
 	switch t.Op {
 	case "insert":
-		return Step{At: t.At, Source: "mysql", Text: fmt.Sprintf("job %s row was inserted as %s", t.Row, t.NewStatus)}
+		return Line{At: t.At, Source: "mysql", Text: fmt.Sprintf("job %s row was inserted as %s", t.Key, t.NewStatus)}
 	case "delete":
-		return Step{At: t.At, Source: "mysql", Text: fmt.Sprintf("job %s row was deleted", t.Row)}
+		return Line{At: t.At, Source: "mysql", Text: fmt.Sprintf("job %s row was deleted", t.Key)}
 	}
-	return Step{At: t.At, Source: "mysql", Text: fmt.Sprintf("job %s row went %s -> %s", t.Row, t.OldStatus, t.NewStatus)}
+	return Line{At: t.At, Source: "mysql", Text: fmt.Sprintf("job %s row went %s -> %s", t.Key, t.OldStatus, t.NewStatus)}
 }
 
-func streamStep(e history.StreamEntry) Step {
+func streamStep(e history.StreamEntry) Line {
 	text := fmt.Sprintf("queue %s events stream: %s job %s", e.Queue, e.Event, e.JobID)
 	switch e.Event {
 	case "added":
@@ -187,34 +187,34 @@ func streamStep(e history.StreamEntry) Step {
 	case "duplicated":
 		text = fmt.Sprintf("BullMQ ignored a second add of job %s in queue %s (duplicated)", e.JobID, e.Queue)
 	}
-	return Step{At: e.At, Source: "redis", Text: text}
+	return Line{At: e.At, Source: "redis", Text: text}
 }
 
-func keyStep(n history.KeyNote) Step {
+func keyStep(n history.KeyNote) Line {
 	key := n.Queue + ":" + n.JobID
 	switch n.Event {
 	case "new":
-		return Step{At: n.At, Source: "redis", Text: fmt.Sprintf("job hash %s appeared (data %s)", key, orGone(n.Data))}
+		return Line{At: n.At, Source: "redis", Text: fmt.Sprintf("job hash %s appeared (data %s)", key, orGone(n.Data))}
 	case eventScan:
-		return Step{At: n.At, Source: "redis", Text: fmt.Sprintf("job hash %s was read by the observer's scan after a keyspace gap (data %s, opts %s)", key, orGone(n.Data), orGone(n.Opts))}
+		return Line{At: n.At, Source: "redis", Text: fmt.Sprintf("job hash %s was read by the observer's scan after a keyspace gap (data %s, opts %s)", key, orGone(n.Data), orGone(n.Opts))}
 	case eventReload:
-		return Step{At: n.At, Source: "redis", Text: fmt.Sprintf("job hash %s was loaded back by the restarted Redis, same creation stamp (data %s)", key, orGone(n.Data))}
+		return Line{At: n.At, Source: "redis", Text: fmt.Sprintf("job hash %s was loaded back by the restarted Redis, same creation stamp (data %s)", key, orGone(n.Data))}
 	case "del", "expired", "evicted":
-		return Step{At: n.At, Source: "redis", Text: fmt.Sprintf("job hash %s was deleted (%s)", key, n.Event)}
+		return Line{At: n.At, Source: "redis", Text: fmt.Sprintf("job hash %s was deleted (%s)", key, n.Event)}
 	}
-	return Step{At: n.At, Source: "redis", Text: fmt.Sprintf("job hash %s was written (%s; data %s, opts %s)", key, n.Event, orGone(n.Data), orGone(n.Opts))}
+	return Line{At: n.At, Source: "redis", Text: fmt.Sprintf("job hash %s was written (%s; data %s, opts %s)", key, n.Event, orGone(n.Data), orGone(n.Opts))}
 }
 
-func takeStep(t history.Take) Step {
-	return Step{At: t.At, Source: "consumer", Text: fmt.Sprintf("consumer %s took job %s (data.jobId %s) from queue %s", t.Worker, t.JobID, t.DataJobID, t.Queue)}
+func takeStep(t history.Take) Line {
+	return Line{At: t.At, Source: "consumer", Text: fmt.Sprintf("consumer %s took job %s (data.jobId %s) from queue %s", t.Worker, t.JobID, t.DataJobID, t.Queue)}
 }
 
-func processStep(p history.ProcessEvent) Step {
+func processStep(p history.ProcessEvent) Line {
 	text := fmt.Sprintf("instance %s %s", p.Instance, actionVerb(p.Action))
 	if p.Detail != "" {
 		text += ": " + oneLine(p.Detail)
 	}
-	return Step{At: p.At, Source: "process", Text: text}
+	return Line{At: p.At, Source: "process", Text: text}
 }
 
 // actionVerb tells a process action in words.
@@ -230,17 +230,17 @@ func actionVerb(action string) string {
 	return verb
 }
 
-func faultSteps(f history.Fault) []Step {
+func faultSteps(f history.Fault) []Line {
 	what := fmt.Sprintf("fault %d (%s on %s)", f.ID, f.Kind, f.Target)
-	out := []Step{{At: f.Start, Source: "fault", Text: what + " began"}}
+	out := []Line{{At: f.Start, Source: "fault", Text: what + " began"}}
 	if !f.End.IsZero() {
-		out = append(out, Step{At: f.End, Source: "fault", Text: what + " ended"})
+		out = append(out, Line{At: f.End, Source: "fault", Text: what + " ended"})
 	}
 	return out
 }
 
-func gapStep(g history.Gap) Step {
-	return Step{At: g.At, Source: "observer", Text: fmt.Sprintf("observer gap in %s: %s", g.Source, oneLine(g.Detail))}
+func gapStep(g history.Gap) Line {
+	return Line{At: g.At, Source: "observer", Text: fmt.Sprintf("observer gap in %s: %s", g.Source, oneLine(g.Detail))}
 }
 
 func clockPtr(t *time.Time) string {

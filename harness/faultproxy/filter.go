@@ -82,3 +82,27 @@ func send(stub *toxics.ToxicStub, data []byte, ts time.Time) {
 		stub.Output <- &stream.StreamChunk{Data: data, Timestamp: ts}
 	}
 }
+
+// toxicKind is what sets one protocol-aware toxic apart: the registry of
+// its fault's shared state, and the filter it runs on each connection.
+type toxicKind[S any] interface {
+	registry() *registry[S]
+	filter(state *S) filter
+}
+
+// filterToxic is a protocol-aware toxic of kind K. toxiproxy builds its
+// instances from JSON, so the fault's shared state is found by the key in
+// Fault; once the fault is gone a new connection gets a passFilter.
+type filterToxic[S any, K toxicKind[S]] struct {
+	Fault string `json:"fault"`
+}
+
+func (t *filterToxic[S, K]) Pipe(stub *toxics.ToxicStub)    { runFilter(stub) }
+func (t *filterToxic[S, K]) Cleanup(stub *toxics.ToxicStub) { cleanupFilter(stub) }
+func (t *filterToxic[S, K]) NewState() interface{} {
+	var k K
+	if s := k.registry().lookup(t.Fault); s != nil {
+		return k.filter(s)
+	}
+	return passFilter{}
+}

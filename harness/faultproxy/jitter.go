@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/Shopify/toxiproxy/v2/stream"
 	"github.com/Shopify/toxiproxy/v2/toxics"
 )
 
@@ -43,7 +44,29 @@ func (t *jitterToxic) delay() time.Duration {
 // Pipe forwards every chunk once its delay, counted from the chunk's
 // arrival at the proxy, has passed. On interrupt it forwards the waiting
 // chunk at once so no data is lost.
-func (t *jitterToxic) Pipe(stub *toxics.ToxicStub) {
+func (t *jitterToxic) Pipe(stub *toxics.ToxicStub) { pipeChunks(stub, t.forward) }
+
+// forward sends c once its delay has passed; it returns false when
+// interrupted meanwhile (c has then been sent at once).
+func (t *jitterToxic) forward(stub *toxics.ToxicStub, c *stream.StreamChunk) bool {
+	if wait := t.delay() - time.Since(c.Timestamp); wait > 0 {
+		timer := time.NewTimer(wait)
+		select {
+		case <-timer.C:
+		case <-stub.Interrupt:
+			timer.Stop()
+			stub.Output <- c
+			return false
+		}
+	}
+	stub.Output <- c
+	return true
+}
+
+// pipeChunks is the Pipe of a toxic that handles each chunk on its own:
+// it hands every chunk to handle until the input ends (then it closes the
+// stub), an interrupt comes, or handle reports one (false).
+func pipeChunks(stub *toxics.ToxicStub, handle func(*toxics.ToxicStub, *stream.StreamChunk) bool) {
 	for {
 		select {
 		case <-stub.Interrupt:
@@ -53,17 +76,9 @@ func (t *jitterToxic) Pipe(stub *toxics.ToxicStub) {
 				stub.Close()
 				return
 			}
-			if wait := t.delay() - time.Since(c.Timestamp); wait > 0 {
-				timer := time.NewTimer(wait)
-				select {
-				case <-timer.C:
-				case <-stub.Interrupt:
-					timer.Stop()
-					stub.Output <- c
-					return
-				}
+			if !handle(stub, c) {
+				return
 			}
-			stub.Output <- c
 		}
 	}
 }

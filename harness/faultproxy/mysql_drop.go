@@ -1,21 +1,11 @@
 package faultproxy
 
-import (
-	"github.com/Shopify/toxiproxy/v2/toxics"
-)
+// mysqlDropKind is the downstream half of lost-reply-mysql-commit.
+type mysqlDropKind struct{}
 
-// mysqlDropToxic is the downstream half of lost-reply-mysql-commit.
-type mysqlDropToxic struct {
-	Fault string `json:"fault"`
-}
-
-func (t *mysqlDropToxic) Pipe(stub *toxics.ToxicStub)    { runFilter(stub) }
-func (t *mysqlDropToxic) Cleanup(stub *toxics.ToxicStub) { cleanupFilter(stub) }
-func (t *mysqlDropToxic) NewState() interface{} {
-	if l := lostReplies.lookup(t.Fault); l != nil {
-		return &mysqlDrop{lr: l}
-	}
-	return passFilter{}
+func (mysqlDropKind) registry() *registry[lostReply] { return lostReplies }
+func (mysqlDropKind) filter(s *lostReply) filter {
+	return &mysqlDrop{lr: s}
 }
 
 // mysqlDrop watches the server's packets for the marker query's result
@@ -26,33 +16,26 @@ func (t *mysqlDropToxic) NewState() interface{} {
 // marker's rows and the COMMIT's OK. It holds only a column-count packet of
 // 1 and the packet after it, both of which the server is bound to finish.
 type mysqlDrop struct {
-	lr      *lostReply
-	sc      packetScanner
-	stage   int // 0: passing; 1: holding a column count; 2: holding the next packet
-	dead    bool
-	holding bool
-	held    []byte
-	out     []byte
+	lr    *lostReply
+	sc    packetScanner
+	stage int // 0: passing; 1: holding a column count; 2: holding the next packet
+	dead  bool
+	hold
+	quiet
 }
 
-func (d *mysqlDrop) process(data []byte) []byte {
-	d.out = nil
-	for d.sc.more(data) && !d.dead {
-		n, ev := d.sc.next(data)
-		if d.holding {
-			d.held = append(d.held, data[:n]...)
-		} else {
-			d.out = append(d.out, data[:n]...)
-		}
-		data = data[n:]
-		d.on(ev)
+func (d *mysqlDrop) process(data []byte) []byte { return scanChunk(&d.hold, &d.sc, d, data) }
+
+func (d *mysqlDrop) mode() scanMode {
+	if d.dead {
+		return scanDrop
 	}
-	return d.out
+	return scanOn
 }
 
 func (d *mysqlDrop) release() {
-	d.out = append(d.out, d.held...)
-	d.held, d.holding, d.stage = nil, false, 0
+	d.hold.release()
+	d.stage = 0
 }
 
 func (d *mysqlDrop) on(ev packetEvent) {
@@ -78,21 +61,18 @@ func (d *mysqlDrop) on(ev packetEvent) {
 	case ev == pktEnd && d.stage == 2:
 		if c := d.lr.claimIn(d.sc.payload); c != nil {
 			d.lr.settle(c, true)
-			d.held, d.holding, d.dead = nil, false, true
+			d.discard()
+			d.dead = true
 			return
 		}
 		d.release()
 	}
 }
 
-func (d *mysqlDrop) signal() <-chan struct{} { return nil }
-func (d *mysqlDrop) wake() []byte            { return nil }
-
 func (d *mysqlDrop) flush() ([]byte, bool) {
 	if d.dead {
 		return nil, false
 	}
-	held := d.held
-	d.held, d.holding, d.stage = nil, false, 0
-	return held, true
+	d.stage = 0
+	return d.flushHeld()
 }

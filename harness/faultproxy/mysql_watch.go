@@ -2,8 +2,6 @@ package faultproxy
 
 import (
 	"encoding/binary"
-
-	"github.com/Shopify/toxiproxy/v2/toxics"
 )
 
 const (
@@ -11,18 +9,12 @@ const (
 	mysqlDropToxicType  = "outboxchaos_lost_reply_mysql_drop"
 )
 
-// mysqlWatchToxic is the upstream half of lost-reply-mysql-commit.
-type mysqlWatchToxic struct {
-	Fault string `json:"fault"`
-}
+// mysqlWatchKind is the upstream half of lost-reply-mysql-commit.
+type mysqlWatchKind struct{}
 
-func (t *mysqlWatchToxic) Pipe(stub *toxics.ToxicStub)    { runFilter(stub) }
-func (t *mysqlWatchToxic) Cleanup(stub *toxics.ToxicStub) { cleanupFilter(stub) }
-func (t *mysqlWatchToxic) NewState() interface{} {
-	if l := lostReplies.lookup(t.Fault); l != nil {
-		return &mysqlWatch{lr: l}
-	}
-	return passFilter{}
+func (mysqlWatchKind) registry() *registry[lostReply] { return lostReplies }
+func (mysqlWatchKind) filter(s *lostReply) filter {
+	return &mysqlWatch{lr: s}
 }
 
 // mysqlWatch finds COM_QUERY COMMIT packets in the client's stream. When
@@ -39,34 +31,17 @@ type mysqlWatch struct {
 	spent   bool // fired: pass everything unexamined
 	cont    bool // the current packet continues a 16 MiB one
 	prevMax bool
-	holding bool
-	held    []byte
-	out     []byte
+	hold
+	quiet
 }
 
-func (w *mysqlWatch) process(data []byte) []byte {
-	w.out = nil
-	for w.sc.more(data) {
-		if w.opaque || w.spent {
-			w.release()
-			w.out = append(w.out, data...)
-			break
-		}
-		n, ev := w.sc.next(data)
-		if w.holding {
-			w.held = append(w.held, data[:n]...)
-		} else {
-			w.out = append(w.out, data[:n]...)
-		}
-		data = data[n:]
-		w.on(ev)
+func (w *mysqlWatch) process(data []byte) []byte { return scanChunk(&w.hold, &w.sc, w, data) }
+
+func (w *mysqlWatch) mode() scanMode {
+	if w.opaque || w.spent {
+		return scanPass
 	}
-	return w.out
-}
-
-func (w *mysqlWatch) release() {
-	w.out = append(w.out, w.held...)
-	w.held, w.holding = nil, false
+	return scanOn
 }
 
 func (w *mysqlWatch) on(ev packetEvent) {
@@ -102,18 +77,11 @@ func (w *mysqlWatch) onCommand() {
 	p := w.sc.payload
 	if len(p) > 0 && p[0] == mysqlComQuery && isCommitQuery(string(p[1:])) {
 		if c := w.lr.fire(false); c != nil {
-			w.out = append(w.out, mysqlMarker(c.token)...)
+			w.emit(mysqlMarker(c.token))
 			w.spent = true
 		}
 	}
 	w.release()
 }
 
-func (w *mysqlWatch) signal() <-chan struct{} { return nil }
-func (w *mysqlWatch) wake() []byte            { return nil }
-
-func (w *mysqlWatch) flush() ([]byte, bool) {
-	held := w.held
-	w.held, w.holding = nil, false
-	return held, true
-}
+func (w *mysqlWatch) flush() ([]byte, bool) { return w.flushHeld() }

@@ -2,22 +2,14 @@ package faultproxy
 
 import (
 	"bytes"
-
-	"github.com/Shopify/toxiproxy/v2/toxics"
 )
 
-// redisDropToxic is the downstream half of lost-reply-redis-add.
-type redisDropToxic struct {
-	Fault string `json:"fault"`
-}
+// redisDropKind is the downstream half of lost-reply-redis-add.
+type redisDropKind struct{}
 
-func (t *redisDropToxic) Pipe(stub *toxics.ToxicStub)    { runFilter(stub) }
-func (t *redisDropToxic) Cleanup(stub *toxics.ToxicStub) { cleanupFilter(stub) }
-func (t *redisDropToxic) NewState() interface{} {
-	if l := lostReplies.lookup(t.Fault); l != nil {
-		return &redisDrop{lr: l, sc: newRESPScanner(false)}
-	}
-	return passFilter{}
+func (redisDropKind) registry() *registry[lostReply] { return lostReplies }
+func (redisDropKind) filter(s *lostReply) filter {
+	return &redisDrop{lr: s, sc: newRESPScanner(false)}
 }
 
 type dropMode int
@@ -36,63 +28,47 @@ const (
 // string of the token's length), and only until that reply is complete, so
 // it never stalls a reply the server is still sending.
 type redisDrop struct {
-	lr      *lostReply
-	sc      *respScanner
-	mode    dropMode
-	holding bool
-	held    []byte
-	conn    *lostConn
-	out     []byte
+	lr    *lostReply
+	sc    *respScanner
+	state dropMode
+	conn  *lostConn
+	hold
+	quiet
 }
 
-func (d *redisDrop) process(data []byte) []byte {
-	d.out = nil
-	for d.sc.more(data) && d.mode != dropDead {
-		if d.sc.broken {
-			d.release()
-			d.out = append(d.out, data...)
-			break
-		}
-		n, ev := d.sc.next(data)
-		if d.holding {
-			d.held = append(d.held, data[:n]...)
-		} else {
-			d.out = append(d.out, data[:n]...)
-		}
-		data = data[n:]
-		d.on(ev)
+func (d *redisDrop) process(data []byte) []byte { return scanChunk(&d.hold, d.sc, d, data) }
+
+func (d *redisDrop) mode() scanMode {
+	if d.state == dropDead {
+		return scanDrop
 	}
-	return d.out
-}
-
-func (d *redisDrop) release() {
-	d.out = append(d.out, d.held...)
-	d.held, d.holding = nil, false
+	return brokenMode(d.sc)
 }
 
 func (d *redisDrop) on(ev respEvent) {
 	switch ev {
 	case respStart:
-		d.holding = d.mode == dropJudging || d.lr.hasPending()
+		d.holding = d.state == dropJudging || d.lr.hasPending()
 	case respHeader:
 		d.onHeader()
 	case respEnd:
-		if d.holding && d.mode == dropPassing {
+		if d.holding && d.state == dropPassing {
 			d.onCandidate()
 		}
 	}
 }
 
 func (d *redisDrop) onHeader() {
-	if d.mode == dropJudging {
+	if d.state == dropJudging {
 		noscript := d.sc.topType == '-' && bytes.HasPrefix(d.sc.topLine, []byte("NOSCRIPT"))
 		d.lr.settle(d.conn, !noscript)
 		if noscript {
-			d.mode, d.conn = dropPassing, nil
+			d.state, d.conn = dropPassing, nil
 			d.release()
 			return
 		}
-		d.mode, d.held, d.holding = dropDead, nil, false
+		d.state = dropDead
+		d.discard()
 		return
 	}
 	if d.holding && (d.sc.topType != '$' || d.sc.topLen != markerLen) {
@@ -107,26 +83,22 @@ func (d *redisDrop) onCandidate() {
 		d.release()
 		return
 	}
-	d.held, d.holding, d.conn = nil, false, c
+	d.discard()
+	d.conn = c
 	if c.judge {
-		d.mode = dropJudging
+		d.state = dropJudging
 		return
 	}
 	d.lr.settle(c, true)
-	d.mode = dropDead
+	d.state = dropDead
 }
 
-func (d *redisDrop) signal() <-chan struct{} { return nil }
-func (d *redisDrop) wake() []byte            { return nil }
-
 func (d *redisDrop) flush() ([]byte, bool) {
-	if d.mode != dropPassing {
+	if d.state != dropPassing {
 		if d.conn != nil {
 			d.lr.settle(d.conn, true)
 		}
 		return nil, false
 	}
-	held := d.held
-	d.held, d.holding = nil, false
-	return held, true
+	return d.flushHeld()
 }

@@ -2,8 +2,6 @@ package faultproxy
 
 import (
 	"bytes"
-
-	"github.com/Shopify/toxiproxy/v2/toxics"
 )
 
 const (
@@ -15,20 +13,14 @@ const (
 	redisCmdLimit = 16 << 20
 )
 
-// redisRefuseToxic is the upstream half of queue-error.
-type redisRefuseToxic struct {
-	Fault string `json:"fault"`
-}
+// redisRefuseKind is the upstream half of queue-error.
+type redisRefuseKind struct{}
 
-func (t *redisRefuseToxic) Pipe(stub *toxics.ToxicStub)    { runFilter(stub) }
-func (t *redisRefuseToxic) Cleanup(stub *toxics.ToxicStub) { cleanupFilter(stub) }
-func (t *redisRefuseToxic) NewState() interface{} {
-	if q := queueErrors.lookup(t.Fault); q != nil {
-		sc := newRESPScanner(true)
-		sc.keepArgs = true
-		return &redisRefuse{qe: q, sc: sc}
-	}
-	return passFilter{}
+func (redisRefuseKind) registry() *registry[queueError] { return queueErrors }
+func (redisRefuseKind) filter(s *queueError) filter {
+	sc := newRESPScanner(true)
+	sc.keepArgs = true
+	return &redisRefuse{qe: s, sc: sc}
 }
 
 // redisRefuse holds each command until its name is known; a write command
@@ -39,44 +31,27 @@ func (t *redisRefuseToxic) NewState() interface{} {
 // transaction holding a refused command is aborted by Redis at EXEC
 // (EXECABORT), as when a command is rejected while queued.
 type redisRefuse struct {
-	qe      *queueError
-	sc      *respScanner
-	holding bool
-	write   bool // the held command is a write: decide at its end
-	held    []byte
-	out     []byte
+	qe    *queueError
+	sc    *respScanner
+	write bool // the held command is a write: decide at its end
+	hold
+	quiet
 }
 
-func (r *redisRefuse) process(data []byte) []byte {
-	r.out = nil
-	for r.sc.more(data) {
-		if r.sc.broken {
-			r.release()
-			r.out = append(r.out, data...)
-			break
-		}
-		n, ev := r.sc.next(data)
-		r.take(data[:n])
-		data = data[n:]
-		r.on(ev)
-	}
-	return r.out
-}
+func (r *redisRefuse) process(data []byte) []byte { return scanChunk(&r.hold, r.sc, r, data) }
+
+func (r *redisRefuse) mode() scanMode { return brokenMode(r.sc) }
 
 func (r *redisRefuse) take(b []byte) {
-	if !r.holding {
-		r.out = append(r.out, b...)
-		return
-	}
-	r.held = append(r.held, b...)
+	r.hold.take(b)
 	if len(r.held) > redisCmdLimit {
 		r.release()
 	}
 }
 
 func (r *redisRefuse) release() {
-	r.out = append(r.out, r.held...)
-	r.held, r.holding, r.write = nil, false, false
+	r.hold.release()
+	r.write = false
 }
 
 func (r *redisRefuse) on(ev respEvent) {
@@ -93,73 +68,42 @@ func (r *redisRefuse) on(ev respEvent) {
 	case respEnd:
 		if r.holding && r.write && r.qe.refuses(r.sc.args) {
 			r.qe.countRefused()
-			r.out = append(r.out, r.qe.substitute()...)
-			r.held, r.holding, r.write = nil, false, false
+			r.emit(r.qe.substitute())
+			r.discard()
+			r.write = false
 			return
 		}
 		r.release()
 	}
 }
 
-func (r *redisRefuse) signal() <-chan struct{} { return nil }
-func (r *redisRefuse) wake() []byte            { return nil }
-
 func (r *redisRefuse) flush() ([]byte, bool) {
-	held := r.held
-	r.held, r.holding, r.write = nil, false, false
-	return held, true
+	r.write = false
+	return r.flushHeld()
 }
 
-// redisRewriteToxic is the downstream half of queue-error.
-type redisRewriteToxic struct {
-	Fault string `json:"fault"`
-}
+// redisRewriteKind is the downstream half of queue-error.
+type redisRewriteKind struct{}
 
-func (t *redisRewriteToxic) Pipe(stub *toxics.ToxicStub)    { runFilter(stub) }
-func (t *redisRewriteToxic) Cleanup(stub *toxics.ToxicStub) { cleanupFilter(stub) }
-func (t *redisRewriteToxic) NewState() interface{} {
-	if q := queueErrors.lookup(t.Fault); q != nil {
-		return &redisRewrite{qe: q, sc: newRESPScanner(false), token: []byte(q.token)}
-	}
-	return passFilter{}
+func (redisRewriteKind) registry() *registry[queueError] { return queueErrors }
+func (redisRewriteKind) filter(s *queueError) filter {
+	return &redisRewrite{qe: s, sc: newRESPScanner(false), token: []byte(s.token)}
 }
 
 // redisRewrite replaces Redis's error reply to the refuser's unknown
 // command (it names the token) with the fault's message. It holds each
 // top-level reply only until its header line is complete.
 type redisRewrite struct {
-	qe      *queueError
-	sc      *respScanner
-	token   []byte
-	holding bool
-	held    []byte
-	out     []byte
+	qe    *queueError
+	sc    *respScanner
+	token []byte
+	hold
+	quiet
 }
 
-func (w *redisRewrite) process(data []byte) []byte {
-	w.out = nil
-	for w.sc.more(data) {
-		if w.sc.broken {
-			w.release()
-			w.out = append(w.out, data...)
-			break
-		}
-		n, ev := w.sc.next(data)
-		if w.holding {
-			w.held = append(w.held, data[:n]...)
-		} else {
-			w.out = append(w.out, data[:n]...)
-		}
-		data = data[n:]
-		w.on(ev)
-	}
-	return w.out
-}
+func (w *redisRewrite) process(data []byte) []byte { return scanChunk(&w.hold, w.sc, w, data) }
 
-func (w *redisRewrite) release() {
-	w.out = append(w.out, w.held...)
-	w.held, w.holding = nil, false
-}
+func (w *redisRewrite) mode() scanMode { return brokenMode(w.sc) }
 
 func (w *redisRewrite) on(ev respEvent) {
 	switch ev {
@@ -168,19 +112,21 @@ func (w *redisRewrite) on(ev respEvent) {
 	case respHeader:
 		if w.sc.topType == '-' && bytes.Contains(w.sc.topLine, w.token) {
 			w.qe.countAnswered()
-			w.out = append(w.out, w.qe.answer...)
-			w.held, w.holding = nil, false
+			w.emit(w.qe.answer)
+			w.discard()
 			return
 		}
 		w.release()
 	}
 }
 
-func (w *redisRewrite) signal() <-chan struct{} { return nil }
-func (w *redisRewrite) wake() []byte            { return nil }
+func (w *redisRewrite) flush() ([]byte, bool) { return w.flushHeld() }
 
-func (w *redisRewrite) flush() ([]byte, bool) {
-	held := w.held
-	w.held, w.holding = nil, false
-	return held, true
+// brokenMode passes the rest of the stream unexamined once the scanner
+// cannot read it.
+func brokenMode(sc *respScanner) scanMode {
+	if sc.broken {
+		return scanPass
+	}
+	return scanOn
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"strconv"
 	"time"
-
-	"github.com/Shopify/toxiproxy/v2/toxics"
 )
 
 const (
@@ -21,18 +19,12 @@ const (
 	redisTxnIdle = 200 * time.Millisecond
 )
 
-// redisWatchToxic is the upstream half of lost-reply-redis-add.
-type redisWatchToxic struct {
-	Fault string `json:"fault"`
-}
+// redisWatchKind is the upstream half of lost-reply-redis-add.
+type redisWatchKind struct{}
 
-func (t *redisWatchToxic) Pipe(stub *toxics.ToxicStub)    { runFilter(stub) }
-func (t *redisWatchToxic) Cleanup(stub *toxics.ToxicStub) { cleanupFilter(stub) }
-func (t *redisWatchToxic) NewState() interface{} {
-	if l := lostReplies.lookup(t.Fault); l != nil {
-		return &redisWatch{lr: l, sc: newRESPScanner(true)}
-	}
-	return passFilter{}
+func (redisWatchKind) registry() *registry[lostReply] { return lostReplies }
+func (redisWatchKind) filter(s *lostReply) filter {
+	return &redisWatch{lr: s, sc: newRESPScanner(true)}
 }
 
 type txnMode int
@@ -49,11 +41,10 @@ const (
 // Everything the client sends still reaches the server: only replies are
 // lost, by the dropper.
 type redisWatch struct {
-	lr      *lostReply
-	sc      *respScanner
-	holding bool
-	held    []byte
-	cmd     string
+	lr  *lostReply
+	sc  *respScanner
+	cmd string
+	hold
 
 	txn        txnMode
 	txnTrigger bool
@@ -62,49 +53,34 @@ type redisWatch struct {
 
 	conn  *lostConn // a firing whose reply the dropper is still judging
 	spent bool      // this connection lost a reply: pass everything unexamined
-	out   []byte
 }
 
 func (w *redisWatch) process(data []byte) []byte {
-	w.out = nil
-	w.feed(data)
+	out := scanChunk(&w.hold, w.sc, w, data)
 	if w.txn == txnHold {
 		w.armIdle()
 	}
-	return w.out
+	return out
 }
 
-func (w *redisWatch) feed(data []byte) {
-	for w.sc.more(data) {
-		if w.spent || w.sc.broken {
-			w.release()
-			w.out = append(w.out, data...)
-			return
-		}
-		n, ev := w.sc.next(data)
-		w.take(data[:n])
-		data = data[n:]
-		w.on(ev)
+func (w *redisWatch) mode() scanMode {
+	if w.spent {
+		return scanPass
 	}
+	return brokenMode(w.sc)
 }
 
 func (w *redisWatch) take(b []byte) {
+	w.hold.take(b)
 	if !w.holding {
-		w.out = append(w.out, b...)
 		return
 	}
-	w.held = append(w.held, b...)
 	if w.txn == txnHold && len(w.held) > redisTxnLimit {
 		w.txn = txnPass
 		w.release()
 	} else if w.txn != txnHold && len(w.held) > redisHeadLimit {
 		w.release()
 	}
-}
-
-func (w *redisWatch) release() {
-	w.out = append(w.out, w.held...)
-	w.held, w.holding = nil, false
 }
 
 func (w *redisWatch) on(ev respEvent) {
@@ -137,7 +113,7 @@ func (w *redisWatch) onName() {
 	case isJobAdd(w.cmd):
 		if c := w.lr.fire(true); c != nil {
 			w.conn = c
-			w.out = append(w.out, redisMarker(c.token)...)
+			w.emit(redisMarker(c.token))
 		}
 		w.release()
 	default:
@@ -153,7 +129,7 @@ func (w *redisWatch) onEnd() {
 		w.stopIdle()
 		if w.cmd == "EXEC" && w.txnTrigger {
 			if c := w.lr.fire(false); c != nil {
-				w.out = append(w.out, redisMarker(c.token)...)
+				w.emit(redisMarker(c.token))
 				w.spent = true
 			}
 		}
@@ -210,9 +186,7 @@ func (w *redisWatch) wake() []byte {
 
 func (w *redisWatch) flush() ([]byte, bool) {
 	w.stopIdle()
-	held := w.held
-	w.held, w.holding = nil, false
-	return held, true
+	return w.flushHeld()
 }
 
 // isJobAdd says whether a command runs a script: a BullMQ-style job add.

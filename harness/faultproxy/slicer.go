@@ -39,22 +39,7 @@ func (t *seededSlicer) size(left int) int {
 }
 
 // Pipe slices every chunk; on interrupt it forwards the unsent rest whole.
-func (t *seededSlicer) Pipe(stub *toxics.ToxicStub) {
-	for {
-		select {
-		case <-stub.Interrupt:
-			return
-		case c := <-stub.Input:
-			if c == nil {
-				stub.Close()
-				return
-			}
-			if !t.slice(stub, c) {
-				return
-			}
-		}
-	}
-}
+func (t *seededSlicer) Pipe(stub *toxics.ToxicStub) { pipeChunks(stub, t.slice) }
 
 // slice sends c in slices; it returns false when interrupted (the rest of c
 // has then been forwarded).

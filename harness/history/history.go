@@ -2,6 +2,8 @@ package history
 
 import (
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -138,12 +140,13 @@ type Event struct {
 	Committing time.Time `json:"committing,omitzero"`
 }
 
-// Transition is one row change recorded by a trigger. For the outbox table Row
-// is the event id; for the jobs table it is the job id.
+// Transition is one row change recorded by a trigger.
 type Transition struct {
-	Seq         int64      `json:"seq"`
-	Table       string     `json:"table"`
-	Row         string     `json:"row"`
+	Seq   int64  `json:"seq"`
+	Table string `json:"table"`
+	// Key is the changed row's primary key as text: the event id for the
+	// outbox table (EventID reads it), the job id for the jobs table.
+	Key         string     `json:"row"`
 	Op          string     `json:"op"` // insert, update, delete
 	At          time.Time  `json:"at"`
 	OldStatus   string     `json:"old_status,omitempty"`
@@ -235,6 +238,16 @@ type Final struct {
 	Outbox []OutboxRow          `json:"outbox"`
 	Jobs   []JobRow             `json:"jobs"`
 	Queues map[string]QueueScan `json:"queues"`
+}
+
+// EventID is the outbox event a transition of the outbox table changed, and
+// false for another table or a key that is not an id.
+func (t Transition) EventID() (int64, bool) {
+	if t.Table != TableOutbox {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(strings.TrimSpace(t.Key), 10, 64)
+	return id, err == nil
 }
 
 // OutboxRow is an outbox row as it ended.

@@ -15,7 +15,7 @@ func Redact(run Run) Run {
 		return e
 	})
 	out.Transitions = mapEach(run.Transitions, func(t Transition) Transition {
-		t.Row, t.LockedBy, t.LockToken, t.OldLockToken = redact.String(t.Row), redact.String(t.LockedBy), redact.String(t.LockToken), redact.String(t.OldLockToken)
+		t.Key, t.LockedBy, t.LockToken, t.OldLockToken = redact.String(t.Key), redact.String(t.LockedBy), redact.String(t.LockToken), redact.String(t.OldLockToken)
 		t.LastError, t.OldLastError = redact.String(t.LastError), redact.String(t.OldLastError)
 		return t
 	})

@@ -17,7 +17,7 @@ func TestWriteLoadRoundTrip(t *testing.T) {
 			Tuning: Tuning{Lease: Duration(2 * time.Second), MaxAttempts: 5}, Started: at,
 			Conventions: Conventions{ReleaseErrors: []string{"released:"}, RecoveryKeepsError: true, RecoveryBound: Duration(9 * time.Second)}},
 		Events:      []Event{{ID: 2, Type: "ai.job.enqueue", JobID: "j-2", Kind: KindValid, Produced: at}, {ID: 1, JobID: "j-1", Produced: at}},
-		Transitions: []Transition{{Seq: 1, Table: TableOutbox, Row: "1", At: at, NewStatus: StatusProcessing, LockedUntil: &until}},
+		Transitions: []Transition{{Seq: 1, Table: TableOutbox, Key: "1", At: at, NewStatus: StatusProcessing, LockedUntil: &until}},
 		Stream:      []StreamEntry{{Queue: "q", ID: "1-0", At: at, Event: "added", JobID: "j-1"}},
 		Keys:        []KeyNote{{Queue: "q", JobID: "j-1", Event: "new", Stamp: "1", At: at}},
 		Faults:      []Fault{{ID: 1, Kind: "kill", Target: "d1", Start: at, End: until}},

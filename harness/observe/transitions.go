@@ -77,7 +77,7 @@ func scanTransition(rows *sql.Rows, m schema.Mapping) (history.Transition, error
 	var t history.Transition
 	var at, avail, until, oldSt, newSt, by, tok, lastErr, oldTok, oldErr sql.NullString
 	var attempts sql.NullInt64
-	if err := rows.Scan(&t.Seq, &t.Table, &t.Row, &t.Op, &at, &oldSt, &newSt, &attempts,
+	if err := rows.Scan(&t.Seq, &t.Table, &t.Key, &t.Op, &at, &oldSt, &newSt, &attempts,
 		&avail, &by, &tok, &until, &lastErr, &oldTok, &oldErr); err != nil {
 		return t, err
 	}

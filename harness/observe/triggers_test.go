@@ -38,7 +38,7 @@ type brief struct {
 func briefs(ts []history.Transition) []brief {
 	var out []brief
 	for _, t := range ts {
-		out = append(out, brief{t.Table, t.Row, t.Op, t.OldStatus, t.NewStatus})
+		out = append(out, brief{t.Table, t.Key, t.Op, t.OldStatus, t.NewStatus})
 	}
 	return out
 }

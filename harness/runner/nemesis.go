@@ -155,14 +155,32 @@ func (n *Nemesis) CrashAt(ctx context.Context, slot string, point contract.Crash
 	return n.start(ctx, slot, n.slotEnv[slot])
 }
 
-// PauseAt restarts the slot with a failpoint that makes it sleep for d at
-// the named point on its nth hit (a pause at an exact place in its protocol,
-// past its lease when d is longer), and keeps the schedule here until the
-// sleeper has had time to wake and finish: d plus a lease. The fault window
-// covers that span. It needs an adapter with crash points.
-func (n *Nemesis) PauseAt(ctx context.Context, slot string, point contract.CrashPoint, nth int, d, settle time.Duration) error {
+// Pause names one pause of an instance, for PauseAt and PauseTrap.
+type Pause struct {
+	Slot string // the instance's slot: d1, d2, ...
+	// Point and OnHit place a PauseAt: the crash point, and which hit of
+	// it sleeps (1 = the first). PauseTrap springs on an add seen in Redis
+	// instead and takes neither.
+	Point contract.CrashPoint
+	OnHit int
+	For   time.Duration // how long the instance stays paused
+	// Settle is how long the schedule waits after the pause, while the
+	// sleeper wakes and finishes (a lease is enough).
+	Settle time.Duration
+}
+
+// PauseAt restarts p.Slot with a failpoint that makes it sleep for p.For at
+// p.Point on its p.OnHit-th hit (a pause at an exact place in its protocol,
+// past its lease when p.For is longer), and keeps the schedule here until
+// the sleeper has had time to wake and finish: p.For plus p.Settle. The
+// fault window covers that span. It needs an adapter with crash points.
+func (n *Nemesis) PauseAt(ctx context.Context, p Pause) error {
+	slot, point, nth, d, settle := p.Slot, p.Point, p.OnHit, p.For, p.Settle
 	if !n.caps.CrashPoints {
 		return fmt.Errorf("pause at %s: the adapter exposes no crash points", point)
+	}
+	if nth < 1 || d <= 0 {
+		return fmt.Errorf("pause at %s: OnHit must be 1 or more and For positive (got %d, %s)", point, nth, d)
 	}
 	vars, err := supervisor.FailpointVars(n.draws.seedFor(slot+"/pause/"+string(point)), supervisor.SleepAt(point, d).OnNth(nth))
 	if err != nil {

@@ -19,7 +19,11 @@ import (
 // finalize. It re-arms until a pause lands or deadline passes. A landed
 // pause is a "pause-trap" fault, each miss a "pause-trap-miss". It reports
 // whether a pause landed.
-func (n *Nemesis) PauseTrap(ctx context.Context, slot string, d, settle, deadline time.Duration) (bool, error) {
+func (n *Nemesis) PauseTrap(ctx context.Context, p Pause, deadline time.Duration) (bool, error) {
+	slot, d, settle := p.Slot, p.For, p.Settle
+	if p.Point != "" || p.OnHit != 0 {
+		return false, fmt.Errorf("pause trap %s: the trap springs on an add seen in Redis; it takes no Point or OnHit", slot)
+	}
 	if n.obs == nil {
 		return false, fmt.Errorf("pause trap %s: no Redis observer to signal job creations", slot)
 	}

@@ -19,7 +19,7 @@ import (
 
 // contractEnv is the environment of contract.md section 3 for one slot, with
 // MySQL and Redis reached through the slot's fault-proxy links.
-func (r *run) contractEnv(slot string) (map[string]string, error) {
+func (r *session) contractEnv(slot string) (map[string]string, error) {
 	cfg, err := mysql.ParseDSN(r.o.Env.MySQLDSN(r.dbName))
 	if err != nil {
 		return nil, fmt.Errorf("environment DSN: %w", err)
@@ -50,7 +50,7 @@ func (r *run) contractEnv(slot string) (map[string]string, error) {
 }
 
 // load commits the workload while the schedule drives the nemesis.
-func (r *run) load(ctx context.Context) error {
+func (r *session) load(ctx context.Context) error {
 	s := r.o.Scenario
 	p, err := workload.NewProducer(workload.ProducerConfig{
 		DB: r.db, Schema: r.o.Adapter.Schema(), Queues: r.queues, Rate: s.Rate, Mix: s.Mix,
@@ -63,11 +63,11 @@ func (r *run) load(ctx context.Context) error {
 	errs := make(chan error, 2)
 	go func() { errs <- p.Produce(ctx, s.Events) }()
 	go func() {
-		if s.Schedule == nil {
+		if s.Script == nil {
 			errs <- nil
 			return
 		}
-		errs <- s.Schedule(ctx, r.nem)
+		errs <- s.Script(ctx, r.nem)
 	}()
 	stop := r.ticker(ctx, "load")
 	defer stop()
@@ -81,7 +81,7 @@ func (r *run) load(ctx context.Context) error {
 }
 
 // heal removes every fault and makes sure every slot has a live instance.
-func (r *run) heal(ctx context.Context) error {
+func (r *session) heal(ctx context.Context) error {
 	if err := r.proxy.HealAll(); err != nil {
 		return fmt.Errorf("heal proxy: %w", err)
 	}
@@ -110,7 +110,7 @@ func (r *run) heal(ctx context.Context) error {
 }
 
 // drain waits until no event is pending or processing, or the budget ends.
-func (r *run) drain(ctx context.Context) error {
+func (r *session) drain(ctx context.Context) error {
 	budget := r.o.Scenario.drainBudget()
 	r.log("drain: up to %s", budget.Round(time.Second))
 	stop := r.ticker(ctx, "drain")
@@ -139,7 +139,7 @@ func (r *run) drain(ctx context.Context) error {
 	return nil
 }
 
-func (r *run) queuesIdle(ctx context.Context) bool {
+func (r *session) queuesIdle(ctx context.Context) bool {
 	if !r.o.Scenario.Consumer {
 		return true
 	}
@@ -157,7 +157,7 @@ func (r *run) queuesIdle(ctx context.Context) bool {
 }
 
 // openEvents counts events still pending or processing.
-func (r *run) openEvents(ctx context.Context) (int, error) {
+func (r *session) openEvents(ctx context.Context) (int, error) {
 	m := r.o.Adapter.Schema()
 	var words []any
 	for w, c := range m.OutboxStatus {
@@ -175,7 +175,7 @@ func (r *run) openEvents(ctx context.Context) (int, error) {
 }
 
 // progress counts events in a final state against all events.
-func (r *run) progress(ctx context.Context) (done, total int, err error) {
+func (r *session) progress(ctx context.Context) (done, total int, err error) {
 	open, err := r.openEvents(ctx)
 	if err != nil {
 		return 0, 0, err
@@ -189,7 +189,7 @@ func (r *run) progress(ctx context.Context) (done, total int, err error) {
 
 // finish stops the instances, reads the history, checks it and writes the
 // run folder; it returns the results.json it wrote.
-func (r *run) finish(ctx context.Context) ([]check.Result, []check.Landing, reports.Results, error) {
+func (r *session) finish(ctx context.Context) ([]check.Result, []check.Landing, reports.Results, error) {
 	r.stopInstances()
 	r.stopBg()
 	if err := <-r.bgDone; err != nil && ctx.Err() == nil {
@@ -219,7 +219,7 @@ func (r *run) finish(ctx context.Context) ([]check.Result, []check.Landing, repo
 	if err := history.Write(r.o.Out, h); err != nil {
 		return nil, nil, reports.Results{}, err
 	}
-	results := check.Run(h)
+	results := check.Evaluate(h)
 	report, err := reports.WriteRunResults(r.o.Out, h, results)
 	if err != nil {
 		return nil, nil, reports.Results{}, fmt.Errorf("write report: %w", err)
@@ -227,7 +227,7 @@ func (r *run) finish(ctx context.Context) ([]check.Result, []check.Landing, repo
 	return results, check.CheckLanding(h), report, nil
 }
 
-func (r *run) stopInstances() {
+func (r *session) stopInstances() {
 	graceful := r.o.Adapter.Capabilities().GracefulTerm
 	for _, slot := range r.sup.Alive() {
 		if graceful {
@@ -240,7 +240,7 @@ func (r *run) stopInstances() {
 }
 
 // ticker prints progress every few seconds until stopped.
-func (r *run) ticker(ctx context.Context, phase string) func() {
+func (r *session) ticker(ctx context.Context, phase string) func() {
 	done := make(chan struct{})
 	go func() {
 		t := time.NewTicker(3 * time.Second)
@@ -262,7 +262,7 @@ func (r *run) ticker(ctx context.Context, phase string) func() {
 	return func() { close(done) }
 }
 
-func (r *run) activeFaults() string {
+func (r *session) activeFaults() string {
 	var active []string
 	r.rec.Update(func(run *history.Run) {
 		for _, f := range run.Faults {

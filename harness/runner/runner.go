@@ -141,7 +141,7 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 		out.Verdict = check.Unknown
 		return out, nil
 	}
-	r := &run{o: o, log: progressLog(o.Progress, o.Scenario.Name)}
+	r := &session{o: o, log: progressLog(o.Progress, o.Scenario.Name)}
 	defer r.close()
 	if err := r.setup(ctx); err != nil {
 		return out, fmt.Errorf("%s setup: %w", o.Scenario.Name, err)
@@ -171,8 +171,8 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	return out, nil
 }
 
-// run holds one run's live resources; close releases all of them.
-type run struct {
+// session holds one run's live resources; close releases all of them.
+type session struct {
 	o       Options
 	log     func(format string, args ...any)
 	rng     *mrand.Rand
@@ -194,7 +194,7 @@ type run struct {
 	closers []func() error
 }
 
-func (r *run) setup(ctx context.Context) error {
+func (r *session) setup(ctx context.Context) error {
 	r.rng = mrand.New(mrand.NewSource(r.o.Seed))
 	r.queues = r.o.Queues
 	if sa, ok := r.o.Adapter.(sinkAdapter); ok && len(sa.Queues()) > 0 {
@@ -216,7 +216,7 @@ func (r *run) setup(ctx context.Context) error {
 	return nil
 }
 
-func (r *run) openMySQL(ctx context.Context) error {
+func (r *session) openMySQL(ctx context.Context) error {
 	r.dbName = "oc_" + strings.ReplaceAll(r.o.Scenario.Name, "-", "_") + "_" + randomHex(4)
 	admin, err := sql.Open("mysql", r.o.Env.MySQLDSN(""))
 	if err != nil {
@@ -251,7 +251,7 @@ func (r *run) openMySQL(ctx context.Context) error {
 	return nil
 }
 
-func (r *run) openRedis(ctx context.Context) error {
+func (r *session) openRedis(ctx context.Context) error {
 	r.rdb = redis.NewClient(env.RedisOptions(r.o.Env))
 	r.closers = append(r.closers, r.rdb.Close)
 	r.prefix = "bull"
@@ -281,14 +281,14 @@ func compactAOF(ctx context.Context, rdb *redis.Client) {
 	_ = rdb.BgRewriteAOF(ctx).Err()
 }
 
-func (r *run) startRecorder(ctx context.Context) error {
+func (r *session) startRecorder(ctx context.Context) error {
 	versions, err := r.o.Env.Versions(ctx)
 	if err != nil {
 		return fmt.Errorf("server versions: %w", err)
 	}
 	s := r.o.Scenario
 	r.rec = history.NewRecorder(history.Meta{
-		Scenario: s.Name, Seed: r.o.Seed, Params: cloneMap(s.Params), Adapter: r.o.Adapter.Name(),
+		Scenario: s.Name, Seed: r.o.Seed, Params: s.ShownParams(), Adapter: r.o.Adapter.Name(),
 		Environment: r.o.Env.Name(), Versions: versions, Command: r.o.Command, Prefix: r.prefix,
 		Queues: r.queues, Tuning: honoured(s.Tuning, r.o.Adapter.Capabilities()), Waived: s.Waived,
 		Exercises: append([]string(nil), s.Exercises...), Started: time.Now().UTC(),
@@ -299,7 +299,7 @@ func (r *run) startRecorder(ctx context.Context) error {
 	return nil
 }
 
-func (r *run) startProxy(ctx context.Context) error {
+func (r *session) startProxy(ctx context.Context) error {
 	r.proxy = faultproxy.NewServer(mrand.New(mrand.NewSource(r.o.Seed ^ 0x5eed)))
 	r.closers = append(r.closers, r.proxy.Close)
 	r.links = map[string]*faultproxy.Proxy{}
@@ -315,7 +315,7 @@ func (r *run) startProxy(ctx context.Context) error {
 	return nil
 }
 
-func (r *run) startObservers(ctx context.Context) error {
+func (r *session) startObservers(ctx context.Context) error {
 	r.obs = observe.NewRedisObserver(r.rdb, r.prefix, r.queues, r.rec)
 	if err := r.obs.Start(ctx); err != nil {
 		return fmt.Errorf("redis observer: %w", err)
@@ -341,7 +341,7 @@ func (r *run) startObservers(ctx context.Context) error {
 	return nil
 }
 
-func (r *run) startInstances(ctx context.Context) error {
+func (r *session) startInstances(ctx context.Context) error {
 	work := r.o.WorkDir
 	if work == "" {
 		work = filepath.Join(filepath.Dir(r.o.Out), ".work")
@@ -371,7 +371,7 @@ func (r *run) startInstances(ctx context.Context) error {
 	return nil
 }
 
-func (r *run) close() {
+func (r *session) close() {
 	if r.stopBg != nil {
 		r.stopBg()
 	}
@@ -414,7 +414,7 @@ func randFrom(r *mrand.Rand) *randv2.Rand {
 
 // stopObserver stops the Redis observer once; finish stops it before the
 // final scan, cleanup stops it when a phase failed earlier.
-func (r *run) stopObserver() error {
+func (r *session) stopObserver() error {
 	if r.obsDone {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
@@ -62,11 +63,33 @@ type Scenario struct {
 	Landing []history.Requirement
 	// Drain bounds the drain phase; zero picks a default from the tuning.
 	Drain time.Duration
-	// Schedule drives the faults during the load phase. It runs concurrently
+	// Script drives the faults during the load phase. It runs concurrently
 	// with the producer and must return when its schedule is done or ctx ends.
-	Schedule func(ctx context.Context, n *Nemesis) error
-	// Params are shown in reports and results.json.
+	Script func(ctx context.Context, n *Nemesis) error
+	// Params are the scenario's own parameters beyond its fields (the
+	// crashes planned, an outage's length), shown in reports and
+	// results.json with the ones ShownParams derives from the fields.
 	Params map[string]string
+}
+
+// ShownParams is what reports and results.json show of the scenario: Params,
+// and the fields that set a scenario apart, derived from the fields so they
+// cannot disagree with what ran (instances, events, and the consumer's
+// options when set). A derived key wins over the same key in Params.
+func (s Scenario) ShownParams() map[string]string {
+	out := cloneMap(s.Params)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out["instances"] = strconv.Itoa(s.Instances)
+	out["events"] = strconv.Itoa(s.Events)
+	if s.ConsumerLeavesRows {
+		out["consumer_leaves_rows"] = "true"
+	}
+	if s.RemoveOnComplete {
+		out["remove_on_complete"] = "true"
+	}
+	return out
 }
 
 var namePattern = regexp.MustCompile(`^[a-z][a-z0-9-]{0,40}$`)

@@ -176,7 +176,7 @@ func TestPauseTrapStopsTheHolderPastItsLease(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		_ = r.add(ctx, addBullMQ, "7", `{"jobId":"job-a"}`)
 	}()
-	landed, err := r.n.PauseTrap(ctx, "d1", 200*time.Millisecond, 50*time.Millisecond, 10*time.Second)
+	landed, err := r.n.PauseTrap(ctx, Pause{Slot: "d1", For: 200 * time.Millisecond, Settle: 50 * time.Millisecond}, 10*time.Second)
 	require.NoError(t, err)
 	require.True(t, landed)
 	run := r.rec.Snapshot()

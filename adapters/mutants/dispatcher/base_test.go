@@ -35,21 +35,21 @@ func TestBaseMovesEventsCorrectly(t *testing.T) {
 		e.run(e.dispatcher(cfg))
 	}
 	e.waitFor("every event final", func() bool {
-		return e.count(`SELECT COUNT(*) FROM outbox_events WHERE status IN ('pending', 'processing')`) == 0
+		return e.Count(`SELECT COUNT(*) FROM outbox_events WHERE status IN ('pending', 'processing')`) == 0
 	})
 
-	require.Equal(t, valid+1, e.count(`SELECT COUNT(*) FROM outbox_events WHERE status = 'published'`))
-	require.Zero(t, e.count(`SELECT COUNT(*) FROM outbox_events WHERE attempts <> 1`), "every event claimed once")
-	require.Zero(t, e.count(`SELECT COUNT(*) FROM audit WHERE new_status = 'processing' AND old_status <> 'pending'`))
-	require.Equal(t, valid, e.count(`SELECT COUNT(*) FROM ai_jobs WHERE status = 'queued'`))
-	require.GreaterOrEqual(t, e.count(`SELECT COUNT(DISTINCT locked_by) FROM outbox_events`), 2, "both instances worked")
+	require.Equal(t, valid+1, e.Count(`SELECT COUNT(*) FROM outbox_events WHERE status = 'published'`))
+	require.Zero(t, e.Count(`SELECT COUNT(*) FROM outbox_events WHERE attempts <> 1`), "every event claimed once")
+	require.Zero(t, e.Count(`SELECT COUNT(*) FROM audit WHERE new_status = 'processing' AND old_status <> 'pending'`))
+	require.Equal(t, valid, e.Count(`SELECT COUNT(*) FROM ai_jobs WHERE status = 'queued'`))
+	require.GreaterOrEqual(t, e.Count(`SELECT COUNT(DISTINCT locked_by) FROM outbox_events`), 2, "both instances worked")
 	for id, reason := range poison {
 		r := e.row(id)
 		require.Equal(t, "failed", r.Status, "poison event %d", id)
 		require.Contains(t, r.LastError, reason+": ")
 	}
 	require.Equal(t, "published", e.row(already).Status)
-	require.Equal(t, "succeeded", e.jobStatus("job-done"))
+	require.Equal(t, "succeeded", e.JobStatus("job-done"))
 
 	waiting := append(e.list("bull:"+queueA+":wait"), e.list("bull:"+queueB+":wait")...)
 	require.ElementsMatch(t, jobs, waiting, "each valid job queued exactly once, nothing else")
@@ -68,7 +68,7 @@ func TestBaseCrashPointsAreInDispatchOrder(t *testing.T) {
 	seen := map[string]string{}
 	log.onCrash = func() {
 		p := log.points()
-		seen[p[len(p)-1]] = e.row(id).Status + "/" + e.jobStatus("job-a") + "/" + fmt.Sprint(len(e.hash("bull:"+queueA+":job-a")) > 0)
+		seen[p[len(p)-1]] = e.row(id).Status + "/" + e.JobStatus("job-a") + "/" + fmt.Sprint(len(e.hash("bull:"+queueA+":job-a")) > 0)
 	}
 	d := e.dispatcher(e.config("d1", ""), log.set(t, "after-claim=crash;after-enqueue=crash;before-finalize-commit=crash;after-finalize-commit=crash"))
 	require.Equal(t, 1, e.poll(d))
@@ -119,7 +119,7 @@ func holdFinalizeOpen(t *testing.T, e *env, bug string) (*Dispatcher, <-chan int
 		}()
 		// InnoDB refreshes INNODB_TRX only when it was not read for 100 ms.
 		e.waitEvery("the recovery blocked on the owner's row lock", 150*time.Millisecond, func() bool {
-			return e.count(`SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'`) > 0
+			return e.Count(`SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'`) > 0
 		})
 	}
 	return owner, rec
@@ -136,10 +136,10 @@ func TestModeNestSingleClaimsOneEventPerTransaction(t *testing.T) {
 		e.run(e.dispatcher(cfg))
 	}
 	e.waitFor("every event published", func() bool {
-		return e.count(`SELECT COUNT(*) FROM outbox_events WHERE status = 'published'`) == 30
+		return e.Count(`SELECT COUNT(*) FROM outbox_events WHERE status = 'published'`) == 30
 	})
-	require.Equal(t, 30, e.count(`SELECT COUNT(DISTINCT new_token) FROM audit WHERE new_status = 'processing'`), "one token per event: one event per claim")
-	require.Zero(t, e.count(`SELECT COUNT(*) FROM outbox_events WHERE attempts <> 1`))
+	require.Equal(t, 30, e.Count(`SELECT COUNT(DISTINCT new_token) FROM audit WHERE new_status = 'processing'`), "one token per event: one event per claim")
+	require.Zero(t, e.Count(`SELECT COUNT(*) FROM outbox_events WHERE attempts <> 1`))
 	require.Len(t, e.list("bull:"+queueA+":wait"), 30)
 }
 
@@ -154,21 +154,21 @@ func TestModeGlobalLockBatch20TakesTheLockForEachBatchOf20(t *testing.T) {
 		e.run(e.dispatcher(cfg))
 	}
 	e.waitFor("every event published", func() bool {
-		return e.count(`SELECT COUNT(*) FROM outbox_events WHERE status = 'published'`) == 45
+		return e.Count(`SELECT COUNT(*) FROM outbox_events WHERE status = 'published'`) == 45
 	})
-	require.Zero(t, e.count(`SELECT COUNT(*) FROM (SELECT new_token FROM audit WHERE new_status = 'processing'
+	require.Zero(t, e.Count(`SELECT COUNT(*) FROM (SELECT new_token FROM audit WHERE new_status = 'processing'
 		GROUP BY new_token HAVING COUNT(*) > 20) x`), "no batch above 20")
-	require.GreaterOrEqual(t, e.count(`SELECT COUNT(DISTINCT new_token) FROM audit WHERE new_status = 'processing'`), 3)
-	require.Zero(t, e.count(`SELECT COUNT(*) FROM outbox_events WHERE attempts <> 1`))
+	require.GreaterOrEqual(t, e.Count(`SELECT COUNT(DISTINCT new_token) FROM audit WHERE new_status = 'processing'`), 3)
+	require.Zero(t, e.Count(`SELECT COUNT(*) FROM outbox_events WHERE attempts <> 1`))
 	require.Len(t, e.list("bull:"+queueA+":wait"), 45)
 
 	// While another holds the lock, a tick claims nothing.
-	require.NoError(t, e.rdb.Set(context.Background(), "bull:outbox-dispatch-lock", "someone", 0).Err())
+	require.NoError(t, e.Redis.Set(context.Background(), "bull:outbox-dispatch-lock", "someone", 0).Err())
 	e.addValid("job-late")
 	cfg := e.config("d3", "")
 	cfg.Mode = ModeGlobalLockBatch20
 	require.Zero(t, e.poll(e.dispatcher(cfg)))
-	require.Equal(t, 1, e.count(`SELECT COUNT(*) FROM outbox_events WHERE status = 'pending'`))
+	require.Equal(t, 1, e.Count(`SELECT COUNT(*) FROM outbox_events WHERE status = 'pending'`))
 }
 
 // TestBaseFinalizeDoesNotWaitForAnotherFinalize: while one instance's
@@ -199,5 +199,5 @@ func TestBaseFinalizeDoesNotWaitForAnotherFinalize(t *testing.T) {
 	require.Equal(t, 5, e.poll(owner))
 	require.NoError(t, otherErr)
 	require.Less(t, otherTook, 4*time.Second, "the second finalize waited for the first one's row locks")
-	require.Equal(t, 10, e.count(`SELECT COUNT(*) FROM outbox_events WHERE status = 'published'`))
+	require.Equal(t, 10, e.Count(`SELECT COUNT(*) FROM outbox_events WHERE status = 'published'`))
 }

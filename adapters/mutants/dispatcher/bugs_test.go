@@ -93,7 +93,7 @@ func TestMarkBeforeEnqueuePublishesBeforeTheJobExists(t *testing.T) {
 	var atCommit string
 	log.onCrash = func() {
 		if p := log.points(); p[len(p)-1] == "after-finalize-commit" {
-			atCommit = e.row(id).Status + "/" + e.jobStatus("job-a") + "/" + boolWord(len(e.hash("bull:"+queueA+":job-a")) > 0)
+			atCommit = e.row(id).Status + "/" + e.JobStatus("job-a") + "/" + boolWord(len(e.hash("bull:"+queueA+":job-a")) > 0)
 		}
 	}
 	d := e.dispatcher(e.config("d1", BugMarkBeforeEnqueue),
@@ -107,7 +107,7 @@ func TestMarkBeforeEnqueuePublishesBeforeTheJobExists(t *testing.T) {
 	id = down.addValid("job-b")
 	require.Equal(t, 1, down.poll(down.dispatcher(down.config("d1", BugMarkBeforeEnqueue), down.downRedis())))
 	require.Equal(t, "published", down.row(id).Status)
-	require.Equal(t, "queued", down.jobStatus("job-b"))
+	require.Equal(t, "queued", down.JobStatus("job-b"))
 }
 
 func boolWord(job bool) string {
@@ -286,7 +286,7 @@ func TestPublishedNotQueuedLeavesTheJobCreated(t *testing.T) {
 		id := e.addValid("job-a")
 		e.poll(e.dispatcher(e.config("d1", c.bug)))
 		require.Equal(t, "published", e.row(id).Status)
-		require.Equal(t, c.want, e.jobStatus("job-a"), "bug %q", c.bug)
+		require.Equal(t, c.want, e.JobStatus("job-a"), "bug %q", c.bug)
 	}
 }
 
@@ -315,7 +315,7 @@ func TestGlobalLockHoldersOverlapAfterTheTTL(t *testing.T) {
 		claimed, err := a.claim(ctx)
 		require.NoError(t, err)
 		require.Len(t, claimed.events, 1)
-		e.waitFor("A's lock to expire", func() bool { return e.rdb.Exists(ctx, "bull:outbox-dispatch-lock").Val() == 0 })
+		e.waitFor("A's lock to expire", func() bool { return e.Redis.Exists(ctx, "bull:outbox-dispatch-lock").Val() == 0 })
 		e.waitFor("B to take the lock and publish A's event", func() bool {
 			e.poll(b)
 			return e.row(id).Status == "published"

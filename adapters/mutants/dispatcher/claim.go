@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"time"
+
+	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
 )
 
 // event is one claimed outbox row.
@@ -47,7 +49,7 @@ func (d *Dispatcher) claim(ctx context.Context) (*batch, error) {
 	b := &batch{token: token}
 	ctx, cancel := d.opContext(ctx)
 	defer cancel()
-	err = d.inTx(ctx, func(tx *sql.Tx) error {
+	err = dispatchkit.InTx(ctx, d.db, func(tx *sql.Tx) error {
 		switch {
 		case d.flow.exclusion == exclusionRedisLockOnly:
 			return d.claimUnderLock(ctx, tx, b)
@@ -113,11 +115,11 @@ func (d *Dispatcher) markClaimed(ctx context.Context, ex querier, b *batch, guar
 	}
 	query := `UPDATE outbox_events SET status = 'processing', locked_by = ?, lock_token = ?,
 		locked_until = ` + lease + `, attempts = attempts + 1
-		WHERE id IN ` + inList(len(b.events))
+		WHERE id IN ` + dispatchkit.InList(len(b.events))
 	if guard {
 		query += ` AND status = 'pending'`
 	}
-	args := append([]any{d.cfg.InstanceID, b.token, leaseArg}, int64Args(b.ids())...)
+	args := append([]any{d.cfg.InstanceID, b.token, leaseArg}, dispatchkit.Args(b.ids())...)
 	res, err := ex.ExecContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("mark claimed: %w", err)
@@ -182,9 +184,9 @@ func (d *Dispatcher) claimUnderLock(ctx context.Context, tx *sql.Tx, b *batch) e
 		return err
 	}
 	b.events = events
-	args := append([]any{d.cfg.InstanceID, b.token}, int64Args(b.ids())...)
+	args := append([]any{d.cfg.InstanceID, b.token}, dispatchkit.Args(b.ids())...)
 	_, err = tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'processing', locked_by = ?, lock_token = ?,
-		locked_until = NULL, attempts = attempts + 1 WHERE id IN `+inList(len(events)), args...)
+		locked_until = NULL, attempts = attempts + 1 WHERE id IN `+dispatchkit.InList(len(events)), args...)
 	if err != nil {
 		return fmt.Errorf("claim under the dispatch lock: %w", err)
 	}
@@ -193,25 +195,13 @@ func (d *Dispatcher) claimUnderLock(ctx context.Context, tx *sql.Tx, b *batch) e
 
 // scanEvents runs a query returning id, event_type, aggregate_id, attempts
 // and counts this claim in attempts.
-func scanEvents(ctx context.Context, q querier, query string, args ...any) ([]event, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("select events: %w", err)
-	}
-	defer rows.Close()
-	var events []event
-	for rows.Next() {
+func scanEvents(ctx context.Context, q dispatchkit.Querier, query string, args ...any) ([]event, error) {
+	return dispatchkit.QueryRows(ctx, q, "select events", func(rows *sql.Rows) (event, error) {
 		var e event
-		if err := rows.Scan(&e.id, &e.typ, &e.jobID, &e.attempts); err != nil {
-			return nil, fmt.Errorf("select events: scan: %w", err)
-		}
+		err := rows.Scan(&e.id, &e.typ, &e.jobID, &e.attempts)
 		e.attempts++
-		events = append(events, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("select events: %w", err)
-	}
-	return events, nil
+		return e, err
+	}, query, args...)
 }
 
 // newToken returns a fresh fencing token: 32 hex characters.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference"
 	"github.com/outboxchaos/outboxchaos/reference/bullmq"
 )
@@ -71,50 +72,31 @@ func (d *Dispatcher) classify(ctx context.Context, b *batch) []fate {
 	return fates
 }
 
-type jobRow struct{ queue, status string }
-
-func (d *Dispatcher) classifyOne(e event, jobs map[string]jobRow) fate {
+func (d *Dispatcher) classifyOne(e event, jobs map[string]dispatchkit.Job) fate {
 	job, found := jobs[e.jobID]
 	switch {
 	case e.typ != reference.EventTypeEnqueue:
 		return d.permanent(reference.ReasonUnknownEventType, "event type %q is not %q", e.typ, reference.EventTypeEnqueue)
 	case !found:
 		return d.permanent(reference.ReasonJobNotFound, "ai_jobs has no row with id %q", e.jobID)
-	case job.status != "created":
+	case job.Status != "created":
 		return publish(howAlreadyDispatched)
-	case !d.queues[job.queue]:
-		return d.permanent(reference.ReasonQueueNotAllowed, "queue %q of job %q is not allowed", job.queue, e.jobID)
+	case !d.queues[job.Queue]:
+		return d.permanent(reference.ReasonQueueNotAllowed, "queue %q of job %q is not allowed", job.Queue, e.jobID)
 	}
 	if err := bullmq.ValidateJobID(e.jobID); err != nil {
 		return d.permanent(reference.ReasonIllegalJobID, "%v", err)
 	}
-	return fate{kind: fateAdd, queue: job.queue}
+	return fate{kind: fateAdd, queue: job.Queue}
 }
 
 // loadJobs reads the batch's ai_jobs rows in one query.
-func (d *Dispatcher) loadJobs(ctx context.Context, b *batch) (map[string]jobRow, error) {
+func (d *Dispatcher) loadJobs(ctx context.Context, b *batch) (map[string]dispatchkit.Job, error) {
 	var ids []string
 	for _, e := range b.events {
 		ids = append(ids, e.jobID)
 	}
 	ctx, cancel := d.opContext(ctx)
 	defer cancel()
-	rows, err := d.db.QueryContext(ctx, `SELECT id, queue_name, status FROM ai_jobs WHERE id IN `+inList(len(ids)), stringArgs(ids)...)
-	if err != nil {
-		return nil, fmt.Errorf("load jobs: %w", err)
-	}
-	defer rows.Close()
-	jobs := map[string]jobRow{}
-	for rows.Next() {
-		var id string
-		var j jobRow
-		if err := rows.Scan(&id, &j.queue, &j.status); err != nil {
-			return nil, fmt.Errorf("load jobs: scan: %w", err)
-		}
-		jobs[id] = j
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load jobs: %w", err)
-	}
-	return jobs, nil
+	return dispatchkit.LoadJobs(ctx, d.db, ids)
 }

@@ -3,6 +3,7 @@ package dispatcher
 import (
 	"strings"
 
+	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference"
 )
 
@@ -65,4 +66,15 @@ func (c Config) Name() string {
 		return c.Mode
 	}
 	return "base"
+}
+
+// FromEnv builds the dispatcher the environment describes: ConfigFromEnv,
+// then New. A configuration error is marked dispatchkit.ConfigError, so the
+// command exits with code 2 for it.
+func FromEnv(environ []string) (*Dispatcher, error) {
+	cfg, err := ConfigFromEnv(environ)
+	if err != nil {
+		return nil, dispatchkit.ConfigError(err)
+	}
+	return New(cfg)
 }

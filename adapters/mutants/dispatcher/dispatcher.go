@@ -3,7 +3,6 @@ package dispatcher
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference"
 	"github.com/outboxchaos/outboxchaos/reference/bullmq"
 	"github.com/outboxchaos/outboxchaos/reference/failpoint"
@@ -30,7 +30,7 @@ type Dispatcher struct {
 	log      *slog.Logger
 	queues   map[string]bool
 	lock     *dispatchLock // nil unless the flow takes the Redis dispatch lock
-	owned    []func() error
+	owned    dispatchkit.Owned
 
 	jitterMu sync.Mutex
 	jitter   *rand.Rand
@@ -89,21 +89,15 @@ func (d *Dispatcher) connect() error {
 		d.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: d.cfg.LogLevel}))
 	}
 	d.log = d.log.With("instance", d.cfg.InstanceID, "flow", d.cfg.Name())
-	if d.db == nil {
-		db, err := reference.OpenMySQL(d.cfg.MySQLDSN)
-		if err != nil {
-			return err
-		}
-		d.db = db
-		d.owned = append(d.owned, db.Close)
+	mysql := func() (*sql.DB, error) { return reference.OpenMySQL(d.cfg.MySQLDSN) }
+	if err := dispatchkit.Open(&d.owned, &d.db, mysql, (*sql.DB).Close); err != nil {
+		return err
 	}
-	if d.rdb == nil {
-		rdb, err := reference.OpenRedis(d.cfg.RedisURL, d.cfg.PublishTimeout)
-		if err != nil {
-			return err
-		}
-		d.rdb = rdb
-		d.owned = append(d.owned, rdb.Close)
+	rdb := func() (redis.UniversalClient, error) {
+		return reference.OpenRedis(d.cfg.RedisURL, d.cfg.PublishTimeout)
+	}
+	if err := dispatchkit.Open(&d.owned, &d.rdb, rdb, redis.UniversalClient.Close); err != nil {
+		return err
 	}
 	p, err := bullmq.NewProducer(d.rdb, bullmq.Options{Prefix: d.cfg.BullPrefix, DedupeHorizon: d.cfg.DedupeHorizon})
 	if err != nil {
@@ -117,14 +111,7 @@ func (d *Dispatcher) connect() error {
 }
 
 // Close closes the connections New opened itself. It is idempotent.
-func (d *Dispatcher) Close() error {
-	var errs []error
-	for i := len(d.owned) - 1; i >= 0; i-- {
-		errs = append(errs, d.owned[i]())
-	}
-	d.owned = nil
-	return errors.Join(errs...)
-}
+func (d *Dispatcher) Close() error { return d.owned.Close() }
 
 // batchSize and pollInterval are the mode's fixed values or the contract's.
 func (d *Dispatcher) batchSize() int {
@@ -144,20 +131,4 @@ func (d *Dispatcher) pollInterval() time.Duration {
 // opContext bounds one claim, recovery or release by the lease.
 func (d *Dispatcher) opContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, d.cfg.Lease)
-}
-
-// inTx runs fn in one transaction and commits it; any error rolls back.
-func (d *Dispatcher) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := d.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
 }

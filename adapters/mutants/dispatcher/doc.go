@@ -6,14 +6,21 @@
 // adapters/mutants/cmd/mutant; the catalog and the harness adapter are
 // package adapters/mutants.
 //
-// It reuses the reference's parts rather than repeating them: the
-// configuration (reference.ConfigFromEnv, every OUTBOX_* variable of
-// contract.md section 3 and the reference's extras), the connections
-// (reference.OpenMySQL at READ COMMITTED, reference.OpenRedis), the BullMQ
-// producer (reference/bullmq), the backoff ceiling (reference.BackoffCeiling)
-// and the crash points (reference/failpoint: the same OUTBOX_FAILPOINTS
-// syntax, and the same crash: "failpoint <name>: crash" on stderr, then
-// SIGKILL of the own process).
+// It shares with the reference only what is not a design decision, and
+// holds no copy of the reference's code. From package reference it uses the
+// public parts: the configuration (reference.ConfigFromEnv, every OUTBOX_*
+// variable of contract.md section 3 and the reference's extras), the
+// connections (reference.OpenMySQL at READ COMMITTED, reference.OpenRedis),
+// the BullMQ producer (reference/bullmq), the backoff ceiling
+// (reference.BackoffCeiling) and the crash points (reference/failpoint: the
+// same OUTBOX_FAILPOINTS syntax, and the same crash: "failpoint <name>:
+// crash" on stderr, then SIGKILL of the own process). The plumbing both
+// dispatchers need (one transaction, IN lists, the ai_jobs read, row
+// scanning, last_error's width, the idle wait and shutdown grace of the
+// loop, owned connections, the thin command) is package internal/dispatchkit,
+// which both import; their tests share internal/dispatchtest. Its claim,
+// validation, add, finalize and recovery are its own code, written for this
+// base: that is where the bugs live.
 //
 // # The base, step by step
 //

@@ -1,29 +1,17 @@
 package dispatcher
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
-	"log/slog"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
+	"github.com/outboxchaos/outboxchaos/internal/dispatchtest"
 	"github.com/outboxchaos/outboxchaos/reference"
-	"github.com/outboxchaos/outboxchaos/reference/failpoint"
-)
-
-func TestMain(m *testing.M) { localtest.Main(m) }
-
-const (
-	queueA = "ai-default"
-	queueB = "ai-bulk"
 )
 
 // auditDDL records every update of an outbox row, so a test can prove a
@@ -40,62 +28,33 @@ var auditDDL = []string{
 
 // env is one test's private database and Redis.
 type env struct {
-	t        *testing.T
-	db       *sql.DB // READ COMMITTED pool, as the dispatcher opens it
-	dsn      string
-	redisURL string
-	rdb      *redis.Client
+	*dispatchtest.Servers
+	t  *testing.T
+	db *sql.DB // READ COMMITTED pool, as the dispatcher opens it
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	raw, dsn := localtest.MySQL(t)
-	for _, stmt := range append(reference.SchemaStatements(), auditDDL...) {
-		_, err := raw.Exec(stmt)
-		require.NoError(t, err, stmt)
-	}
-	db, err := reference.OpenMySQL(dsn)
+	s := dispatchtest.NewServers(t, auditDDL...)
+	db, err := reference.OpenMySQL(s.DSN)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
-	r := localtest.Redis(t)
-	rdb := redis.NewClient(&redis.Options{Addr: r.Addr()})
-	t.Cleanup(func() { _ = rdb.Close() })
-	return &env{t: t, db: db, dsn: dsn, redisURL: r.URL(0), rdb: rdb}
+	return &env{Servers: s, t: t, db: db}
 }
 
-// config is a fast tuning with bug (or "" for the base).
+// config is the fast test tuning with bug (or "" for the base).
 func (e *env) config(instance, bug string) Config {
-	c := reference.DefaultConfig()
-	c.MySQLDSN, c.RedisURL = e.dsn, e.redisURL
-	c.Queues = []string{queueA, queueB}
-	c.InstanceID = instance
-	c.PollInterval = 10 * time.Millisecond
-	c.Lease = 2 * time.Second
-	c.RecoveryMargin = 100 * time.Millisecond
-	c.MaxAttempts = 5
-	c.BackoffBase = 100 * time.Millisecond
-	c.BackoffMax = time.Second
-	c.PublishTimeout = 500 * time.Millisecond
-	c.ShutdownTimeout = 5 * time.Second
-	return Config{Config: c, Bug: bug}
+	return Config{Config: e.Config(instance), Bug: bug}
 }
 
 // dispatcher builds a dispatcher on the env's connections, logging
 // warnings to the test log.
 func (e *env) dispatcher(cfg Config, opts ...Option) *Dispatcher {
 	e.t.Helper()
-	logger := slog.New(slog.NewTextHandler(testWriter{e.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	base := []Option{WithDB(e.db), WithRedis(e.rdb), WithLogger(logger)}
+	base := []Option{WithDB(e.db), WithRedis(e.Redis), WithLogger(dispatchtest.Logger(e.t))}
 	d, err := New(cfg, append(base, opts...)...)
 	require.NoError(e.t, err)
 	return d
-}
-
-// downRedis is a client of a port nobody listens on: every add fails.
-func (e *env) downRedis() Option {
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DialTimeout: 200 * time.Millisecond, MaxRetries: -1})
-	e.t.Cleanup(func() { _ = rdb.Close() })
-	return WithRedis(rdb)
 }
 
 // addEvent writes an event and, unless jobStatus is "", its ai_jobs row.
@@ -133,20 +92,6 @@ func (e *env) row(id int64) row {
 	return r
 }
 
-func (e *env) jobStatus(job string) string {
-	e.t.Helper()
-	var s string
-	require.NoError(e.t, e.db.QueryRow(`SELECT status FROM ai_jobs WHERE id = ?`, job).Scan(&s))
-	return s
-}
-
-func (e *env) count(query string, args ...any) int {
-	e.t.Helper()
-	var n int
-	require.NoError(e.t, e.db.QueryRow(query, args...).Scan(&n), query)
-	return n
-}
-
 // transitions lists an event's audited status changes as "old->new".
 func (e *env) transitions(id int64) []string {
 	e.t.Helper()
@@ -182,14 +127,14 @@ func (e *env) expire(id int64) {
 
 func (e *env) list(key string) []string {
 	e.t.Helper()
-	v, err := e.rdb.LRange(context.Background(), key, 0, -1).Result()
+	v, err := e.Redis.LRange(context.Background(), key, 0, -1).Result()
 	require.NoError(e.t, err)
 	return v
 }
 
 func (e *env) hash(key string) map[string]string {
 	e.t.Helper()
-	v, err := e.rdb.HGetAll(context.Background(), key).Result()
+	v, err := e.Redis.HGetAll(context.Background(), key).Result()
 	require.NoError(e.t, err)
 	return v
 }
@@ -197,7 +142,7 @@ func (e *env) hash(key string) map[string]string {
 // streamEvents lists the "event" field of a queue's events stream.
 func (e *env) streamEvents(queue string) []string {
 	e.t.Helper()
-	entries, err := e.rdb.XRange(context.Background(), "bull:"+queue+":events", "-", "+").Result()
+	entries, err := e.Redis.XRange(context.Background(), "bull:"+queue+":events", "-", "+").Result()
 	require.NoError(e.t, err)
 	var out []string
 	for _, x := range entries {
@@ -243,35 +188,8 @@ func (e *env) waitEvery(what string, every time.Duration, cond func() bool) {
 	}
 }
 
-// crashLog is a failpoint runtime that records the crash lines instead of
-// dying, and runs onCrash at each.
-type crashLog struct {
-	buf     bytes.Buffer
-	onCrash func()
-}
-
-func (c *crashLog) set(t *testing.T, spec string) Option {
-	s, err := failpoint.Parse(spec, 1)
-	require.NoError(t, err)
-	return WithFailpoints(s.WithRuntime(failpoint.Runtime{Stderr: &c.buf, Kill: func() {
-		if c.onCrash != nil {
-			c.onCrash()
-		}
-	}}))
-}
-
-// points lists the failpoints passed, in order.
-func (c *crashLog) points() []string {
-	var out []string
-	for _, line := range strings.Split(strings.TrimSpace(c.buf.String()), "\n") {
-		out = append(out, strings.TrimSuffix(strings.TrimPrefix(line, "failpoint "), ": crash"))
-	}
-	return out
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
+// The queues of the fast tuning (env.Config).
+const (
+	queueA = dispatchtest.QueueA
+	queueB = dispatchtest.QueueB
+)

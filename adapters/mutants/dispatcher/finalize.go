@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference"
 	"github.com/outboxchaos/outboxchaos/reference/failpoint"
 )
@@ -19,7 +20,7 @@ import (
 func (d *Dispatcher) finalize(ctx context.Context, b *batch, fates []fate) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*d.cfg.Lease)
 	defer cancel()
-	err := d.inTx(ctx, func(tx *sql.Tx) error {
+	err := dispatchkit.InTx(ctx, d.db, func(tx *sql.Tx) error {
 		ours, err := d.lockOurs(ctx, tx, b)
 		if err != nil {
 			return err
@@ -64,8 +65,8 @@ func (d *Dispatcher) lockOurs(ctx context.Context, tx *sql.Tx, b *batch) (map[in
 	// FORCE INDEX: on a small table the optimizer picks a full scan, and a
 	// locking read that scans waits for every row another finalize holds.
 	rows, err := tx.QueryContext(ctx, `SELECT id FROM outbox_events FORCE INDEX (PRIMARY)
-		WHERE id IN `+inList(len(b.events))+` AND status = 'processing' AND lock_token = ? FOR UPDATE`,
-		append(int64Args(b.ids()), b.token)...)
+		WHERE id IN `+dispatchkit.InList(len(b.events))+` AND status = 'processing' AND lock_token = ? FOR UPDATE`,
+		append(dispatchkit.Args(b.ids()), b.token)...)
 	if err != nil {
 		return nil, fmt.Errorf("lock held events: %w", err)
 	}
@@ -126,7 +127,7 @@ func (d *Dispatcher) writePublished(ctx context.Context, tx *sql.Tx, token strin
 	}
 	g, gArgs := d.guard(token)
 	_, err := tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'published', published_at = NOW(6), locked_until = NULL
-		WHERE id IN `+inList(len(ids))+g, append(int64Args(ids), gArgs...)...)
+		WHERE id IN `+dispatchkit.InList(len(ids))+g, append(dispatchkit.Args(ids), gArgs...)...)
 	if err != nil {
 		return fmt.Errorf("mark published: %w", err)
 	}
@@ -140,7 +141,7 @@ func queueJobs(ctx context.Context, tx *sql.Tx, jobIDs []string) error {
 		return nil
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE ai_jobs SET status = 'queued'
-		WHERE id IN `+inList(len(jobIDs))+` AND status = 'created'`, stringArgs(jobIDs)...)
+		WHERE id IN `+dispatchkit.InList(len(jobIDs))+` AND status = 'created'`, dispatchkit.Args(jobIDs)...)
 	if err != nil {
 		return fmt.Errorf("mark jobs queued: %w", err)
 	}
@@ -150,7 +151,7 @@ func queueJobs(ctx context.Context, tx *sql.Tx, jobIDs []string) error {
 func (d *Dispatcher) writeFailed(ctx context.Context, tx *sql.Tx, token string, e event, text string) error {
 	g, gArgs := d.guard(token)
 	_, err := tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'failed', last_error = ?, locked_until = NULL
-		WHERE id = ?`+g, append([]any{truncateError(text), e.id}, gArgs...)...)
+		WHERE id = ?`+g, append([]any{lastError(text), e.id}, gArgs...)...)
 	if err != nil {
 		return fmt.Errorf("mark failed: %w", err)
 	}
@@ -167,7 +168,7 @@ func (d *Dispatcher) writeTransient(ctx context.Context, tx *sql.Tx, token strin
 		return d.writeFailed(ctx, tx, token, e, reference.ReasonMaxAttempts+": "+attempt)
 	}
 	g, gArgs := d.guard(token)
-	args := append([]any{truncateError(attempt), d.backoff(e.attempts).Microseconds(), e.id}, gArgs...)
+	args := append([]any{lastError(attempt), d.backoff(e.attempts).Microseconds(), e.id}, gArgs...)
 	_, err := tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'pending', locked_by = NULL, lock_token = NULL,
 		locked_until = NULL, last_error = ?, available_at = NOW(6) + INTERVAL ? MICROSECOND
 		WHERE id = ?`+g, args...)

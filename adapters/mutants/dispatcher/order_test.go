@@ -77,7 +77,7 @@ func TestAppClockLeaseTakesTheInstanceClock(t *testing.T) {
 	}{{"", time.Hour}, {BugAppClockLease, 0}} {
 		e := newEnv(t)
 		id := e.addValid("job-a")
-		ahead, err := reference.OpenMySQL(e.dsn + "&timestamp=" + strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))
+		ahead, err := reference.OpenMySQL(e.DSN + "&timestamp=" + strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = ahead.Close() })
 		d := e.dispatcher(e.config("d1", c.bug), WithDB(ahead))

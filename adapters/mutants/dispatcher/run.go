@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference/failpoint"
 )
-
-// maxIdleWait caps the wait between polls after repeated failures.
-const maxIdleWait = time.Second
 
 // Run polls until ctx is cancelled (SIGTERM), then stops gracefully: it
 // claims nothing more, lets the batch in flight finish within
@@ -18,10 +16,8 @@ const maxIdleWait = time.Second
 // release) and closes the connections New opened. MySQL and Redis outages do
 // not end it.
 func (d *Dispatcher) Run(ctx context.Context) error {
-	work, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	work, cancel := dispatchkit.ShutdownContext(ctx, d.cfg.ShutdownTimeout)
 	defer cancel()
-	stopGrace := context.AfterFunc(ctx, func() { time.AfterFunc(d.cfg.ShutdownTimeout, cancel) })
-	defer stopGrace()
 	d.log.Info("dispatcher started", "batch_size", d.batchSize(), "poll_interval", d.pollInterval().String(),
 		"lease", d.cfg.Lease.String(), "failpoints", d.fp.Enabled())
 	failures := 0
@@ -37,7 +33,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		default:
 			failures = 0
 		}
-		wait(ctx, idleWait(d.pollInterval(), failures))
+		dispatchkit.Wait(ctx, dispatchkit.IdleWait(d.pollInterval(), failures))
 	}
 	d.log.Info("dispatcher stopped")
 	return d.Close()
@@ -114,32 +110,14 @@ func (d *Dispatcher) maybeRecover(ctx context.Context) {
 		return
 	}
 	d.lastRecover = time.Now()
+	ctx, cancel := d.opContext(ctx)
+	defer cancel()
 	n, err := d.recoverExpired(ctx)
 	switch {
 	case err != nil:
 		d.log.Warn("lease recovery failed", "error", err.Error())
 	case n > 0:
 		d.log.Info("recovered expired claims", "recovered", n)
-	}
-}
-
-// idleWait is the poll interval, doubled per consecutive failure up to
-// maxIdleWait (or the interval, if longer).
-func idleWait(interval time.Duration, failures int) time.Duration {
-	w := interval
-	for i := 0; i < failures && w < maxIdleWait; i++ {
-		w *= 2
-	}
-	return min(w, max(interval, maxIdleWait))
-}
-
-// wait pauses for w or until ctx is done.
-func wait(ctx context.Context, w time.Duration) {
-	t := time.NewTimer(w)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -24,7 +25,7 @@ func sqlErrorReply(err error) bool {
 func (d *Dispatcher) failBatch(ctx context.Context, b *batch, cause error) error {
 	ctx, cancel := d.opContext(ctx)
 	defer cancel()
-	err := d.inTx(ctx, func(tx *sql.Tx) error {
+	err := dispatchkit.InTx(ctx, d.db, func(tx *sql.Tx) error {
 		for _, e := range b.events {
 			if err := d.writeFailed(ctx, tx, b.token, e, "finalize: "+cause.Error()); err != nil {
 				return err

@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
-	"github.com/outboxchaos/outboxchaos/reference"
+	"github.com/outboxchaos/outboxchaos/internal/dispatchtest"
 )
 
 func TestMain(m *testing.M) { localtest.Main(m) }
@@ -72,15 +72,8 @@ type world struct {
 }
 
 func newWorld(t *testing.T) *world {
-	db, dsn := localtest.MySQL(t)
-	for _, stmt := range reference.SchemaStatements() {
-		_, err := db.Exec(stmt)
-		require.NoError(t, err)
-	}
-	r := localtest.Redis(t)
-	rdb := redis.NewClient(&redis.Options{Addr: r.Addr()})
-	t.Cleanup(func() { _ = rdb.Close() })
-	return &world{t: t, db: db, dsn: dsn, redisURL: r.URL(0), rdb: rdb}
+	s := dispatchtest.NewServers(t)
+	return &world{t: t, db: s.DB, dsn: s.DSN, redisURL: s.RedisURL, rdb: s.Redis}
 }
 
 func (w *world) addValid(jobID string) int64 {

@@ -1,0 +1,21 @@
+// Package dispatchkit holds the parts that the module's own dispatchers
+// share: the reference dispatcher (package reference) and the mutant base
+// (package adapters/mutants/dispatcher). It is not a dispatcher and knows
+// nothing of either one's flow, so the base does not depend on the
+// reference's internals for them and neither keeps a copy that could drift.
+//
+// What it holds:
+//
+//   - statements on the contract's schema: InTx (one transaction, rolled back
+//     on any error), InList and Args (IN-list placeholders and their
+//     arguments), QueryRows (a query's rows, scanned one by one) and
+//     LoadJobs (the ai_jobs rows of a batch, one read);
+//   - TruncateError, which fits a text into outbox_events.last_error;
+//   - Main, the thin command around a dispatcher: configuration from the
+//     environment, a graceful stop on SIGTERM or SIGINT (a second signal
+//     terminates at once), and the contract's exit codes.
+//
+// Each dispatcher keeps its own claim, finalize and recovery statements:
+// those are where the mutants' bugs live and where the reference's design
+// differs from the base's.
+package dispatchkit

@@ -1,0 +1,119 @@
+package dispatchkit
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxLastError is the width of outbox_events.last_error (contract.md
+// section 1).
+const MaxLastError = 1024
+
+// Querier is what a query needs: a pool or a transaction.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// InTx runs fn in one transaction on db and commits it; any error rolls it
+// back. The isolation level is the connection's (the dispatchers set READ
+// COMMITTED per connection).
+func InTx(ctx context.Context, db *sql.DB, fn func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// InList returns "(?,?,...)" with n placeholders; n must be at least 1.
+func InList(n int) string {
+	return "(" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")"
+}
+
+// Args converts values to statement arguments.
+func Args[T any](values []T) []any {
+	out := make([]any, len(values))
+	for i, v := range values {
+		out[i] = v
+	}
+	return out
+}
+
+// QueryRows runs query on q and returns its rows, each read by scan. what
+// names the query in errors ("select due events").
+func QueryRows[T any](ctx context.Context, q Querier, what string, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: scan: %w", what, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}
+
+// ScanID reads a row of one BIGINT column.
+func ScanID(rows *sql.Rows) (int64, error) {
+	var id int64
+	err := rows.Scan(&id)
+	return id, err
+}
+
+// Job is the part of an ai_jobs row a dispatcher reads.
+type Job struct{ Queue, Status string }
+
+// LoadJobs reads the ai_jobs rows with the given ids in one statement; an id
+// with no row is absent from the map.
+func LoadJobs(ctx context.Context, q Querier, ids []string) (map[string]Job, error) {
+	jobs := make(map[string]Job, len(ids))
+	if len(ids) == 0 {
+		return jobs, nil
+	}
+	type row struct {
+		id  string
+		job Job
+	}
+	rows, err := QueryRows(ctx, q, "load jobs", func(r *sql.Rows) (row, error) {
+		var v row
+		err := r.Scan(&v.id, &v.job.Queue, &v.job.Status)
+		return v, err
+	}, `SELECT id, queue_name, status FROM ai_jobs WHERE id IN `+InList(len(ids)), Args(ids)...)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		jobs[r.id] = r.job
+	}
+	return jobs, nil
+}
+
+// TruncateError cuts text to fit last_error, on a character boundary.
+func TruncateError(text string) string {
+	if len(text) <= MaxLastError {
+		return text
+	}
+	cut := MaxLastError
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut]
+}
