@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 )
 
 // Event is one claimed outbox row.

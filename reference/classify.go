@@ -3,7 +3,7 @@ package reference
 import (
 	"context"
 
-	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference/bullmq"
 )
 

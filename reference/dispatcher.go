@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference/bullmq"
 	"github.com/outboxchaos/outboxchaos/reference/failpoint"
 )

@@ -11,7 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/outboxchaos/outboxchaos/internal/dispatchtest"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchtest"
 	"github.com/outboxchaos/outboxchaos/reference"
 )
 

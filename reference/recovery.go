@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 )
 
 // RecoverExpired returns claims whose lease ran out more than RecoveryMargin

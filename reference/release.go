@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 )
 
 // Release hands the events of b that are still ours back to pending: at

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference/failpoint"
 )
 

@@ -8,10 +8,10 @@ package designs
 
 import (
 	"fmt"
+	"github.com/outboxchaos/outboxchaos/adapters/mutants/names"
 	"strings"
 
 	"github.com/outboxchaos/outboxchaos/adapters/mutants"
-	"github.com/outboxchaos/outboxchaos/adapters/mutants/dispatcher"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
 
@@ -24,8 +24,8 @@ type Design struct {
 // All returns the comparison designs.
 func All() []Design {
 	return []Design{
-		{dispatcher.ModeNestSingle, "the NestJS seed: one event per compare-and-set claim transaction, polling every 5 s when idle (ignores OUTBOX_POLL_INTERVAL and OUTBOX_BATCH_SIZE)"},
-		{dispatcher.ModeGlobalLockBatch20, "the queue-constants seed: a Redis dispatch lock per 1 s tick, one batch of 20 per tick (ignores OUTBOX_POLL_INTERVAL and OUTBOX_BATCH_SIZE)"},
+		{names.ModeNestSingle, "the NestJS seed: one event per compare-and-set claim transaction, polling every 5 s when idle (ignores OUTBOX_POLL_INTERVAL and OUTBOX_BATCH_SIZE)"},
+		{names.ModeGlobalLockBatch20, "the queue-constants seed: a Redis dispatch lock per 1 s tick, one batch of 20 per tick (ignores OUTBOX_POLL_INTERVAL and OUTBOX_BATCH_SIZE)"},
 	}
 }
 

@@ -1,6 +1,7 @@
 package designs_test
 
 import (
+	"github.com/outboxchaos/outboxchaos/adapters/mutants/names"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,9 +20,9 @@ func TestTheCatalogNamesEveryModeOfTheBase(t *testing.T) {
 }
 
 func TestADesignFixesItsPollIntervalAndBatchSize(t *testing.T) {
-	a, err := designs.Adapter(dispatcher.ModeNestSingle)
+	a, err := designs.Adapter(names.ModeNestSingle)
 	require.NoError(t, err)
-	require.Equal(t, dispatcher.ModeNestSingle, a.Name())
+	require.Equal(t, names.ModeNestSingle, a.Name())
 	c := a.Capabilities()
 	require.NoError(t, c.Validate())
 	require.False(t, c.Honours("OUTBOX_POLL_INTERVAL"), "the design fixes its poll interval")

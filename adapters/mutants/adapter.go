@@ -2,10 +2,10 @@ package mutants
 
 import (
 	"fmt"
+	"github.com/outboxchaos/outboxchaos/adapters/mutants/names"
 	"sort"
 	"strings"
 
-	"github.com/outboxchaos/outboxchaos/adapters/mutants/dispatcher"
 	refadapter "github.com/outboxchaos/outboxchaos/adapters/reference"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
@@ -29,7 +29,7 @@ func Adapter(name string) (supervisor.Adapter, error) {
 	if _, err := Lookup(bug); err != nil {
 		return nil, err
 	}
-	a, err := newAdapter("mutant-"+bug, dispatcher.EnvMutant, bug, supervisor.TuningVariables())
+	a, err := newAdapter("mutant-"+bug, names.EnvMutant, bug, supervisor.TuningVariables())
 	if err != nil || !blackbox {
 		return a, err
 	}
@@ -49,7 +49,7 @@ func BaseAdapter() (supervisor.Adapter, error) {
 // declaring the tuning variables given. The catalog of the modes, for
 // benchmarks, is package adapters/designs.
 func ModeBinary(name, mode string, tuning []string) (supervisor.Adapter, error) {
-	return newAdapter(name, dispatcher.EnvMode, mode, tuning)
+	return newAdapter(name, names.EnvMode, mode, tuning)
 }
 
 var _ supervisor.Adapter = (*adapter)(nil)
@@ -98,7 +98,7 @@ func (a *adapter) Spec(inst supervisor.Instance) (supervisor.Spec, error) {
 		if a.blackbox && strings.HasPrefix(kv, supervisor.EnvFailpoints+"=") {
 			continue
 		}
-		if !strings.HasPrefix(kv, dispatcher.EnvMutant+"=") && !strings.HasPrefix(kv, dispatcher.EnvMode+"=") {
+		if !strings.HasPrefix(kv, names.EnvMutant+"=") && !strings.HasPrefix(kv, names.EnvMode+"=") {
 			env = append(env, kv)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/outboxchaos/outboxchaos/adapters/mutants/names"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -23,8 +24,8 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
-	"github.com/outboxchaos/outboxchaos/internal/dispatchtest"
 	"github.com/outboxchaos/outboxchaos/reference"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchtest"
 )
 
 func TestMain(m *testing.M) { localtest.Main(m) }
@@ -67,9 +68,9 @@ func TestAdaptersDeclareTheirCapabilities(t *testing.T) {
 }
 
 func TestABlackBoxMutantHidesItsCrashPoints(t *testing.T) {
-	a, err := mutants.Adapter(dispatcher.BugNoJobID + mutants.BlackBoxSuffix)
+	a, err := mutants.Adapter(names.BugNoJobID + mutants.BlackBoxSuffix)
 	require.NoError(t, err)
-	require.Equal(t, "mutant-"+dispatcher.BugNoJobID+"+blackbox", a.Name())
+	require.Equal(t, "mutant-"+names.BugNoJobID+"+blackbox", a.Name())
 	c := a.Capabilities()
 	require.False(t, c.CrashPoints, "declared absent")
 	require.True(t, c.GracefulTerm)
@@ -78,7 +79,7 @@ func TestABlackBoxMutantHidesItsCrashPoints(t *testing.T) {
 		supervisor.EnvInstanceID: "d1", supervisor.EnvFailpoints: "after-enqueue=crash",
 	}})
 	require.NoError(t, err)
-	require.Contains(t, spec.Env, "OUTBOXCHAOS_MUTANT="+dispatcher.BugNoJobID, "still the same bug")
+	require.Contains(t, spec.Env, "OUTBOXCHAOS_MUTANT="+names.BugNoJobID, "still the same bug")
 	for _, kv := range spec.Env {
 		require.NotContains(t, kv, supervisor.EnvFailpoints+"=", "never passed to a black box")
 	}
@@ -161,17 +162,17 @@ func TestBaseBinaryMovesEventsAndStopsGracefully(t *testing.T) {
 // adapter crashes at a named point exactly as the reference does, and the
 // harness's own OUTBOXCHAOS_MUTANT never leaks into an instance.
 func TestMutantBinaryCrashesAtItsFailpoint(t *testing.T) {
-	t.Setenv(dispatcher.EnvMutant, dispatcher.BugNoBackoff)
+	t.Setenv(names.EnvMutant, names.BugNoBackoff)
 	s := newServers(t)
 	s.addEvents(t, 5)
-	a, err := mutants.Adapter(dispatcher.BugNoJobID)
+	a, err := mutants.Adapter(names.BugNoJobID)
 	require.NoError(t, err)
 	sup := prepare(t, a, t.TempDir())
 	spec, err := a.Spec(supervisor.Instance{Slot: "d1", ID: "d1", Env: s.env})
 	require.NoError(t, err)
 	joined := strings.Join(spec.Env, "\n")
-	require.Contains(t, joined, dispatcher.EnvMutant+"="+dispatcher.BugNoJobID)
-	require.NotContains(t, joined, dispatcher.BugNoBackoff)
+	require.Contains(t, joined, names.EnvMutant+"="+names.BugNoJobID)
+	require.NotContains(t, joined, names.BugNoBackoff)
 
 	env := map[string]string{supervisor.EnvFailpoints: "after-enqueue=crash"}
 	for k, v := range s.env {
@@ -205,7 +206,7 @@ func TestUnknownMutantExitsTwoNamingTheValidOnes(t *testing.T) {
 	for k, v := range s.env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	cmd.Env = append(cmd.Env, "OUTBOX_INSTANCE_ID=d1", dispatcher.EnvMutant+"=off-by-one")
+	cmd.Env = append(cmd.Env, "OUTBOX_INSTANCE_ID=d1", names.EnvMutant+"=off-by-one")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err = cmd.Run()

@@ -2,9 +2,8 @@ package mutants
 
 import (
 	"fmt"
+	"github.com/outboxchaos/outboxchaos/adapters/mutants/names"
 	"strings"
-
-	"github.com/outboxchaos/outboxchaos/adapters/mutants/dispatcher"
 )
 
 // Mutant is one broken dispatcher: the base with exactly one bug, the
@@ -19,23 +18,23 @@ type Mutant struct {
 // Catalog returns every mutant, in a stable order.
 func Catalog() []Mutant {
 	return []Mutant{
-		{dispatcher.BugSelectThenUpdate, "claims with a plain SELECT, then UPDATEs by id with no row lock and no status guard: two instances read the same pending rows and both take them", "I5", "contention"},
-		{dispatcher.BugNoJobID, "adds without a custom jobId, so BullMQ names the job from its id counter (data is still {\"jobId\": id}): the re-add after a crash creates a second job", "I1", "crash-window"},
-		{dispatcher.BugMarkBeforeEnqueue, "marks the event published and its job queued BEFORE the add: a crash in between (after-finalize-commit) leaves it published with no BullMQ job", "I3", "crash-points"},
-		{dispatcher.BugNoLeaseRecovery, "never returns expired claims to pending: a dead instance's claims stay processing forever", "I8", "lease-expiry"},
-		{dispatcher.BugUnfencedFinalize, "finalizes WHERE id IN (...) with no status or token guard: an owner paused past its lease overwrites the row another instance re-claimed and finalized", "I5", "zombie"},
-		{dispatcher.BugRecoveryOverwritesFinalized, "recovery SELECTs expired ids, then UPDATEs them by id without checking the status again: a row its owner finalized in between goes back to pending", "I5", "zombie"},
-		{dispatcher.BugPoisonAsTransient, "treats permanent failures (unknown type, missing job, queue not allowed, illegal jobId) as transient: back to pending with backoff until max attempts", "I4", "poison"},
-		{dispatcher.BugNoBackoff, "returns a transient failure to pending with available_at = NOW(6): no backoff, retries as fast as it polls", "I6", "redis-outage"},
-		{dispatcher.BugUnboundedAttempts, "never fails an event at max attempts: a transient failure is retried with backoff forever", "I7", "redis-outage"},
-		{dispatcher.BugPushWithoutCheck, "adds by HSET and LPUSH with no existence check and no stream events: the re-add after a crash pushes the id on wait a second time", "I1", "crash-window"},
-		{dispatcher.BugOverwriteJobData, "HSETs data and opts over a job that already exists (its data names the dispatching instance): the re-add after a crash rewrites the job", "I9", "crash-window"},
-		{dispatcher.BugPublishedNotQueued, "marks the event published but never moves its job created -> queued", "I3", "crash-window"},
-		{dispatcher.BugGlobalLock, "trusts a Redis dispatch lock (SET NX PX lease, token-checked release) as its only exclusion: no row locks, no per-row lease, no fenced finalize, and the holder adopts every processing row; a holder paused past the lock's TTL overlaps the next one and overwrites what it finalized", "I5", "zombie"},
-		{dispatcher.BugAppClockLease, "takes locked_until from its own clock (time.Now() + lease, application time) instead of NOW(6) + lease: on an instance whose clock is behind by more than the lease every claim is over before it begins, and recovery hands its events to others while it still works on them", "I5", "clock-skew"},
-		{dispatcher.BugOrderAfterBackoff, "its per-aggregate order guard counts an earlier event of the aggregate only while it is due: an event waiting out its backoff after a transient failure is overtaken by a later one of the same aggregate (MassTransit #3512, gruelbox/transaction-outbox #198)", "I10", "ordering"},
-		{dispatcher.BugCursorClaim, "claims new rows only past a high-water mark (id > the highest id it claimed; retries with attempts > 0 by status): an id handed out before the mark but committed after it is below the cursor and never claimed", "I2", "commit-order-gaps"},
-		{dispatcher.BugSQLErrorPermanent, "treats every SQL error as permanent: a finalize MySQL answers with a deadlock (1213) or a lock wait timeout (1205) fails the batch's events, valid ones included, instead of retrying", "I2", "lock-conflicts"},
+		{names.BugSelectThenUpdate, "claims with a plain SELECT, then UPDATEs by id with no row lock and no status guard: two instances read the same pending rows and both take them", "I5", "contention"},
+		{names.BugNoJobID, "adds without a custom jobId, so BullMQ names the job from its id counter (data is still {\"jobId\": id}): the re-add after a crash creates a second job", "I1", "crash-window"},
+		{names.BugMarkBeforeEnqueue, "marks the event published and its job queued BEFORE the add: a crash in between (after-finalize-commit) leaves it published with no BullMQ job", "I3", "crash-points"},
+		{names.BugNoLeaseRecovery, "never returns expired claims to pending: a dead instance's claims stay processing forever", "I8", "lease-expiry"},
+		{names.BugUnfencedFinalize, "finalizes WHERE id IN (...) with no status or token guard: an owner paused past its lease overwrites the row another instance re-claimed and finalized", "I5", "zombie"},
+		{names.BugRecoveryOverwritesFinalized, "recovery SELECTs expired ids, then UPDATEs them by id without checking the status again: a row its owner finalized in between goes back to pending", "I5", "zombie"},
+		{names.BugPoisonAsTransient, "treats permanent failures (unknown type, missing job, queue not allowed, illegal jobId) as transient: back to pending with backoff until max attempts", "I4", "poison"},
+		{names.BugNoBackoff, "returns a transient failure to pending with available_at = NOW(6): no backoff, retries as fast as it polls", "I6", "redis-outage"},
+		{names.BugUnboundedAttempts, "never fails an event at max attempts: a transient failure is retried with backoff forever", "I7", "redis-outage"},
+		{names.BugPushWithoutCheck, "adds by HSET and LPUSH with no existence check and no stream events: the re-add after a crash pushes the id on wait a second time", "I1", "crash-window"},
+		{names.BugOverwriteJobData, "HSETs data and opts over a job that already exists (its data names the dispatching instance): the re-add after a crash rewrites the job", "I9", "crash-window"},
+		{names.BugPublishedNotQueued, "marks the event published but never moves its job created -> queued", "I3", "crash-window"},
+		{names.BugGlobalLock, "trusts a Redis dispatch lock (SET NX PX lease, token-checked release) as its only exclusion: no row locks, no per-row lease, no fenced finalize, and the holder adopts every processing row; a holder paused past the lock's TTL overlaps the next one and overwrites what it finalized", "I5", "zombie"},
+		{names.BugAppClockLease, "takes locked_until from its own clock (time.Now() + lease, application time) instead of NOW(6) + lease: on an instance whose clock is behind by more than the lease every claim is over before it begins, and recovery hands its events to others while it still works on them", "I5", "clock-skew"},
+		{names.BugOrderAfterBackoff, "its per-aggregate order guard counts an earlier event of the aggregate only while it is due: an event waiting out its backoff after a transient failure is overtaken by a later one of the same aggregate (MassTransit #3512, gruelbox/transaction-outbox #198)", "I10", "ordering"},
+		{names.BugCursorClaim, "claims new rows only past a high-water mark (id > the highest id it claimed; retries with attempts > 0 by status): an id handed out before the mark but committed after it is below the cursor and never claimed", "I2", "commit-order-gaps"},
+		{names.BugSQLErrorPermanent, "treats every SQL error as permanent: a finalize MySQL answers with a deadlock (1213) or a lock wait timeout (1205) fails the batch's events, valid ones included, instead of retrying", "I2", "lock-conflicts"},
 	}
 }
 

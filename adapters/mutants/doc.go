@@ -18,8 +18,8 @@
 // scenarios/mutants_test.go requires each such run to fail its invariant or
 // come out unknown because a fault did not land, never to pass.
 // The base is its own dispatcher, not a copy of the reference: it shares
-// the plumbing both need through package internal/dispatchkit (and its
-// tests share internal/dispatchtest), uses only the reference's public
+// the plumbing both need through package reference/dispatchkit (and its
+// tests share reference/dispatchtest), uses only the reference's public
 // configuration, connections, producer and crash points, and writes its own
 // claim, finalize and recovery (see package adapters/mutants/dispatcher).
 //

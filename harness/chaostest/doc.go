@@ -42,10 +42,13 @@
 // the dispatcher is built once per Run. Scenario i of the selection gets
 // seed+i, like `outboxchaos chaos --seed`, and the seed is logged.
 //
-// Like cmd/outboxchaos (and harness/bench), this package is an entry point,
-// not part of the harness's core: it links package adapters, and with it
-// the reference and the mutants, to resolve "reference" and "mutant:NAME".
-// No other package of harness/ imports it.
+// Like cmd/outboxchaos, this package is an entry point, not part of the
+// harness's core: it links package adapters to resolve "reference" and
+// "mutant:NAME". Those adapters build and start the dispatchers as
+// programs; none of the dispatchers' own code is linked in (no package of
+// reference/ is among this package's dependencies, as for every package of
+// harness/ but bench: TestHarnessLinksNoDispatcher). No other package of
+// harness/ imports it.
 //
 // A subtest's result is the run's verdict:
 //   - pass: the subtest passes (its log names the run folder);

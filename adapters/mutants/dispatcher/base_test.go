@@ -3,6 +3,7 @@ package dispatcher
 import (
 	"context"
 	"fmt"
+	"github.com/outboxchaos/outboxchaos/adapters/mutants/names"
 	"testing"
 	"time"
 
@@ -132,7 +133,7 @@ func TestModeNestSingleClaimsOneEventPerTransaction(t *testing.T) {
 	}
 	for i := 1; i <= 2; i++ {
 		cfg := e.config(fmt.Sprintf("d%d", i), "")
-		cfg.Mode = ModeNestSingle
+		cfg.Mode = names.ModeNestSingle
 		e.run(e.dispatcher(cfg))
 	}
 	e.waitFor("every event published", func() bool {
@@ -150,7 +151,7 @@ func TestModeGlobalLockBatch20TakesTheLockForEachBatchOf20(t *testing.T) {
 	}
 	for i := 1; i <= 2; i++ {
 		cfg := e.config(fmt.Sprintf("d%d", i), "")
-		cfg.Mode = ModeGlobalLockBatch20
+		cfg.Mode = names.ModeGlobalLockBatch20
 		e.run(e.dispatcher(cfg))
 	}
 	e.waitFor("every event published", func() bool {
@@ -166,7 +167,7 @@ func TestModeGlobalLockBatch20TakesTheLockForEachBatchOf20(t *testing.T) {
 	require.NoError(t, e.Redis.Set(context.Background(), "bull:outbox-dispatch-lock", "someone", 0).Err())
 	e.addValid("job-late")
 	cfg := e.config("d3", "")
-	cfg.Mode = ModeGlobalLockBatch20
+	cfg.Mode = names.ModeGlobalLockBatch20
 	require.Zero(t, e.poll(e.dispatcher(cfg)))
 	require.Equal(t, 1, e.Count(`SELECT COUNT(*) FROM outbox_events WHERE status = 'pending'`))
 }

@@ -2,6 +2,7 @@ package dispatcher
 
 import (
 	"context"
+	"github.com/outboxchaos/outboxchaos/adapters/mutants/names"
 	"testing"
 	"time"
 
@@ -47,7 +48,7 @@ func claimBoth(t *testing.T, e *env, bug string) (int, int) {
 func TestSelectThenUpdateLetsTwoInstancesClaimOneRow(t *testing.T) {
 	e := newEnv(t)
 	id := e.addValid("job-a")
-	nA, nB := claimBoth(t, e, BugSelectThenUpdate)
+	nA, nB := claimBoth(t, e, names.BugSelectThenUpdate)
 	require.Equal(t, []int{1, 1}, []int{nA, nB}, "both instances believe they hold the event")
 	r := e.row(id)
 	require.Equal(t, "b", r.LockedBy)
@@ -65,7 +66,7 @@ func TestSelectThenUpdateLetsTwoInstancesClaimOneRow(t *testing.T) {
 func TestNoJobIDCreatesANumberedJobPerAdd(t *testing.T) {
 	e := newEnv(t)
 	id := e.addValid("job-a")
-	d := e.dispatcher(e.config("d1", BugNoJobID))
+	d := e.dispatcher(e.config("d1", names.BugNoJobID))
 	require.Equal(t, 1, e.poll(d))
 	e.rewind(id, "job-a") // crashed before the finalize, recovered
 	require.Equal(t, 1, e.poll(d))
@@ -96,7 +97,7 @@ func TestMarkBeforeEnqueuePublishesBeforeTheJobExists(t *testing.T) {
 			atCommit = e.row(id).Status + "/" + e.JobStatus("job-a") + "/" + boolWord(len(e.hash("bull:"+queueA+":job-a")) > 0)
 		}
 	}
-	d := e.dispatcher(e.config("d1", BugMarkBeforeEnqueue),
+	d := e.dispatcher(e.config("d1", names.BugMarkBeforeEnqueue),
 		log.set(t, "after-claim=crash;after-enqueue=crash;before-finalize-commit=crash;after-finalize-commit=crash"))
 	require.Equal(t, 1, e.poll(d))
 	require.Equal(t, []string{"after-claim", "before-finalize-commit", "after-finalize-commit", "after-enqueue"}, log.points())
@@ -105,7 +106,7 @@ func TestMarkBeforeEnqueuePublishesBeforeTheJobExists(t *testing.T) {
 	// With Redis down the add fails after the event is already published.
 	down := newEnv(t)
 	id = down.addValid("job-b")
-	require.Equal(t, 1, down.poll(down.dispatcher(down.config("d1", BugMarkBeforeEnqueue), down.downRedis())))
+	require.Equal(t, 1, down.poll(down.dispatcher(down.config("d1", names.BugMarkBeforeEnqueue), down.downRedis())))
 	require.Equal(t, "published", down.row(id).Status)
 	require.Equal(t, "queued", down.JobStatus("job-b"))
 }
@@ -129,7 +130,7 @@ func TestNoLeaseRecoveryLeavesADeadClaimForever(t *testing.T) {
 	e := newEnv(t)
 	id := e.addValid("job-a")
 	deadClaim(t, e, id)
-	d := e.dispatcher(e.config("d1", BugNoLeaseRecovery))
+	d := e.dispatcher(e.config("d1", names.BugNoLeaseRecovery))
 	require.Zero(t, e.poll(d))
 	n, err := d.recoverExpired(context.Background())
 	require.NoError(t, err)
@@ -152,7 +153,7 @@ func takeOver(t *testing.T, e *env, id int64) {
 }
 
 func TestUnfencedFinalizeOverwritesAReclaimedRow(t *testing.T) {
-	for _, c := range []struct{ bug, want string }{{BugUnfencedFinalize, "published"}, {"", "processing"}} {
+	for _, c := range []struct{ bug, want string }{{names.BugUnfencedFinalize, "published"}, {"", "processing"}} {
 		e := newEnv(t)
 		id := e.addValid("job-a")
 		a := e.dispatcher(e.config("a", c.bug))
@@ -170,8 +171,8 @@ func TestRecoveryOverwritesFinalizedResetsAPublishedRow(t *testing.T) {
 	// Read, then the owner finalizes, then the reset by id.
 	e := newEnv(t)
 	id := e.addValid("job-a")
-	owner := e.dispatcher(e.config("d1", BugRecoveryOverwritesFinalized))
-	rec := e.dispatcher(e.config("d2", BugRecoveryOverwritesFinalized))
+	owner := e.dispatcher(e.config("d1", names.BugRecoveryOverwritesFinalized))
+	rec := e.dispatcher(e.config("d2", names.BugRecoveryOverwritesFinalized))
 	b, err := owner.claim(context.Background())
 	require.NoError(t, err)
 	e.expire(id)
@@ -189,7 +190,7 @@ func TestRecoveryOverwritesFinalizedResetsAPublishedRow(t *testing.T) {
 	// it as expired, waits for the lock, then overwrites the commit.
 	e = newEnv(t)
 	id = e.addValid("job-a")
-	owner, got := holdFinalizeOpen(t, e, BugRecoveryOverwritesFinalized)
+	owner, got := holdFinalizeOpen(t, e, names.BugRecoveryOverwritesFinalized)
 	require.Equal(t, 1, e.poll(owner))
 	require.EqualValues(t, 1, <-got)
 	require.Equal(t, "pending", e.row(id).Status)
@@ -198,7 +199,7 @@ func TestRecoveryOverwritesFinalizedResetsAPublishedRow(t *testing.T) {
 func TestPoisonAsTransientRetriesAPermanentFailure(t *testing.T) {
 	e := newEnv(t)
 	id := e.addEvent("ai.job.cancel", "job-t", queueA, "created")
-	require.Equal(t, 1, e.poll(e.dispatcher(e.config("d1", BugPoisonAsTransient))))
+	require.Equal(t, 1, e.poll(e.dispatcher(e.config("d1", names.BugPoisonAsTransient))))
 	r := e.row(id)
 	require.Equal(t, "pending", r.Status)
 	require.Contains(t, r.LastError, "attempt 1 of 5: "+reference.ReasonUnknownEventType+": ")
@@ -217,7 +218,7 @@ func TestNoBackoffMakesAFailedEventDueAtOnce(t *testing.T) {
 	for _, c := range []struct {
 		bug     string
 		delayed bool
-	}{{BugNoBackoff, false}, {"", true}} {
+	}{{names.BugNoBackoff, false}, {"", true}} {
 		e := newEnv(t)
 		id := e.addValid("job-a")
 		require.Equal(t, 1, e.poll(e.dispatcher(e.config("d1", c.bug), e.downRedis())))
@@ -234,7 +235,7 @@ func TestNoBackoffMakesAFailedEventDueAtOnce(t *testing.T) {
 }
 
 func TestUnboundedAttemptsRetriesPastTheMaximum(t *testing.T) {
-	for _, c := range []struct{ bug, want string }{{BugUnboundedAttempts, "pending"}, {"", "failed"}} {
+	for _, c := range []struct{ bug, want string }{{names.BugUnboundedAttempts, "pending"}, {"", "failed"}} {
 		e := newEnv(t)
 		id := e.addValid("job-a")
 		_, err := e.db.Exec(`UPDATE outbox_events SET attempts = 4 WHERE id = ?`, id)
@@ -252,7 +253,7 @@ func TestUnboundedAttemptsRetriesPastTheMaximum(t *testing.T) {
 func TestPushWithoutCheckQueuesAJobTwiceSilently(t *testing.T) {
 	e := newEnv(t)
 	id := e.addValid("job-a")
-	d := e.dispatcher(e.config("d1", BugPushWithoutCheck))
+	d := e.dispatcher(e.config("d1", names.BugPushWithoutCheck))
 	e.poll(d)
 	e.rewind(id, "job-a")
 	e.poll(d)
@@ -263,7 +264,7 @@ func TestPushWithoutCheckQueuesAJobTwiceSilently(t *testing.T) {
 
 func TestOverwriteJobDataRewritesAnExistingJob(t *testing.T) {
 	for _, c := range []struct{ bug, want string }{
-		{BugOverwriteJobData, `{"dispatcher":"d2","jobId":"job-a"}`},
+		{names.BugOverwriteJobData, `{"dispatcher":"d2","jobId":"job-a"}`},
 		{"", `{"jobId":"job-a"}`},
 	} {
 		e := newEnv(t)
@@ -281,7 +282,7 @@ func TestOverwriteJobDataRewritesAnExistingJob(t *testing.T) {
 }
 
 func TestPublishedNotQueuedLeavesTheJobCreated(t *testing.T) {
-	for _, c := range []struct{ bug, want string }{{BugPublishedNotQueued, "created"}, {"", "queued"}} {
+	for _, c := range []struct{ bug, want string }{{names.BugPublishedNotQueued, "created"}, {"", "queued"}} {
 		e := newEnv(t)
 		id := e.addValid("job-a")
 		e.poll(e.dispatcher(e.config("d1", c.bug)))
@@ -298,7 +299,7 @@ func TestGlobalLockHoldersOverlapAfterTheTTL(t *testing.T) {
 	for _, c := range []struct {
 		bug, mode string
 		aWrites   bool
-	}{{BugGlobalLock, "", true}, {"", ModeGlobalLockBatch20, false}} {
+	}{{names.BugGlobalLock, "", true}, {"", names.ModeGlobalLockBatch20, false}} {
 		e := newEnv(t)
 		id := e.addValid("job-a")
 		short := func(name string) Config {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference"
 	"github.com/outboxchaos/outboxchaos/reference/bullmq"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 )
 
 // How a published event was closed.

@@ -1,18 +1,11 @@
 package dispatcher
 
 import (
+	"github.com/outboxchaos/outboxchaos/adapters/mutants/names"
 	"strings"
 
-	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference"
-)
-
-// The variables that choose a bug or a mode. They do not start with
-// OUTBOX_, so the reference's configuration reader, which refuses unknown
-// OUTBOX_ variables, never sees them.
-const (
-	EnvMutant = "OUTBOXCHAOS_MUTANT"
-	EnvMode   = "OUTBOXCHAOS_MODE"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 )
 
 // Config is the reference dispatcher's configuration (the contract's
@@ -36,9 +29,9 @@ func ConfigFromEnv(environ []string) (Config, error) {
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
 		switch name {
-		case EnvMutant:
+		case names.EnvMutant:
 			c.Bug = strings.TrimSpace(value)
-		case EnvMode:
+		case names.EnvMode:
 			c.Mode = strings.TrimSpace(value)
 		}
 	}

@@ -2,6 +2,7 @@ package dispatcher
 
 import (
 	"context"
+	"github.com/outboxchaos/outboxchaos/adapters/mutants/names"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -38,7 +39,7 @@ func lateCommit(t *testing.T, e *env, bug string) (int64, []int64) {
 
 func TestCursorClaimNeverTakesAnIDCommittedBehindAHigherOne(t *testing.T) {
 	e := newEnv(t)
-	late, ids := lateCommit(t, e, BugCursorClaim)
+	late, ids := lateCommit(t, e, names.BugCursorClaim)
 	require.Empty(t, ids, "the cursor passed the late id")
 	require.Equal(t, "pending", e.row(late).Status)
 

@@ -17,8 +17,8 @@
 // crash" on stderr, then SIGKILL of the own process). The plumbing both
 // dispatchers need (one transaction, IN lists, the ai_jobs read, row
 // scanning, last_error's width, the idle wait and shutdown grace of the
-// loop, owned connections, the thin command) is package internal/dispatchkit,
-// which both import; their tests share internal/dispatchtest. Its claim,
+// loop, owned connections, the thin command) is package reference/dispatchkit,
+// which both import; their tests share reference/dispatchtest. Its claim,
 // validation, add, finalize and recovery are its own code, written for this
 // base: that is where the bugs live.
 //

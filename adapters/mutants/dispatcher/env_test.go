@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/outboxchaos/outboxchaos/internal/dispatchtest"
 	"github.com/outboxchaos/outboxchaos/reference"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchtest"
 )
 
 // auditDDL records every update of an outbox row, so a test can prove a

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference/failpoint"
 )
 

@@ -2,37 +2,9 @@ package dispatcher
 
 import (
 	"fmt"
+	"github.com/outboxchaos/outboxchaos/adapters/mutants/names"
 	"strings"
 	"time"
-)
-
-// Bug names: the values of OUTBOXCHAOS_MUTANT. Each one changes exactly one
-// field of the base flow (see bugs below and doc.go).
-const (
-	BugSelectThenUpdate            = "select-then-update"
-	BugNoJobID                     = "no-jobid"
-	BugMarkBeforeEnqueue           = "mark-before-enqueue"
-	BugNoLeaseRecovery             = "no-lease-recovery"
-	BugUnfencedFinalize            = "unfenced-finalize"
-	BugRecoveryOverwritesFinalized = "recovery-overwrites-finalized"
-	BugPoisonAsTransient           = "poison-as-transient"
-	BugNoBackoff                   = "no-backoff"
-	BugUnboundedAttempts           = "unbounded-attempts"
-	BugPushWithoutCheck            = "push-without-check"
-	BugOverwriteJobData            = "overwrite-job-data"
-	BugPublishedNotQueued          = "published-not-queued"
-	BugGlobalLock                  = "global-lock"
-	BugAppClockLease               = "app-clock-lease"
-	BugOrderAfterBackoff           = "order-after-backoff"
-	BugCursorClaim                 = "cursor-claim"
-	BugSQLErrorPermanent           = "sql-error-permanent"
-)
-
-// Mode names: the values of OUTBOXCHAOS_MODE. A mode is a correct but slow
-// design from a seed, for benchmarks; it is not a bug.
-const (
-	ModeNestSingle        = "nest-single"
-	ModeGlobalLockBatch20 = "global-lock-batch20"
 )
 
 // exclusionKind is what keeps two instances off one event.
@@ -119,44 +91,44 @@ type deviation struct {
 
 // bugs lists every bug with its one change to the base, in catalog order.
 var bugs = []deviation{
-	{BugSelectThenUpdate, func(f *flow) { f.claim = claimSelectThenUpdate }},
-	{BugNoJobID, func(f *flow) { f.add = addNumericID }},
-	{BugMarkBeforeEnqueue, func(f *flow) { f.addFirst = false }},
-	{BugNoLeaseRecovery, func(f *flow) { f.recovery = recoveryNone }},
-	{BugUnfencedFinalize, func(f *flow) { f.fenced = false }},
-	{BugRecoveryOverwritesFinalized, func(f *flow) { f.recovery = recoverySelectThenReset }},
-	{BugPoisonAsTransient, func(f *flow) { f.poisonFails = false }},
-	{BugNoBackoff, func(f *flow) { f.backoff = false }},
-	{BugUnboundedAttempts, func(f *flow) { f.failAtMax = false }},
-	{BugPushWithoutCheck, func(f *flow) { f.add = addBlindPush }},
-	{BugOverwriteJobData, func(f *flow) { f.add = addOverwrite }},
-	{BugPublishedNotQueued, func(f *flow) { f.queueJobs = false }},
-	{BugGlobalLock, func(f *flow) { f.exclusion = exclusionRedisLockOnly }},
-	{BugAppClockLease, func(f *flow) { f.dbClockLease = false }},
-	{BugOrderAfterBackoff, func(f *flow) { f.orderAcrossBackoff = false }},
-	{BugCursorClaim, func(f *flow) { f.claim = claimCursor }},
-	{BugSQLErrorPermanent, func(f *flow) { f.sqlErrorFails = true }},
+	{names.BugSelectThenUpdate, func(f *flow) { f.claim = claimSelectThenUpdate }},
+	{names.BugNoJobID, func(f *flow) { f.add = addNumericID }},
+	{names.BugMarkBeforeEnqueue, func(f *flow) { f.addFirst = false }},
+	{names.BugNoLeaseRecovery, func(f *flow) { f.recovery = recoveryNone }},
+	{names.BugUnfencedFinalize, func(f *flow) { f.fenced = false }},
+	{names.BugRecoveryOverwritesFinalized, func(f *flow) { f.recovery = recoverySelectThenReset }},
+	{names.BugPoisonAsTransient, func(f *flow) { f.poisonFails = false }},
+	{names.BugNoBackoff, func(f *flow) { f.backoff = false }},
+	{names.BugUnboundedAttempts, func(f *flow) { f.failAtMax = false }},
+	{names.BugPushWithoutCheck, func(f *flow) { f.add = addBlindPush }},
+	{names.BugOverwriteJobData, func(f *flow) { f.add = addOverwrite }},
+	{names.BugPublishedNotQueued, func(f *flow) { f.queueJobs = false }},
+	{names.BugGlobalLock, func(f *flow) { f.exclusion = exclusionRedisLockOnly }},
+	{names.BugAppClockLease, func(f *flow) { f.dbClockLease = false }},
+	{names.BugOrderAfterBackoff, func(f *flow) { f.orderAcrossBackoff = false }},
+	{names.BugCursorClaim, func(f *flow) { f.claim = claimCursor }},
+	{names.BugSQLErrorPermanent, func(f *flow) { f.sqlErrorFails = true }},
 }
 
 // modes lists the comparison designs.
 var modes = []deviation{
 	// The NestJS seed: a CAS claim of one event per transaction, a 5 s poll.
-	{ModeNestSingle, func(f *flow) {
+	{names.ModeNestSingle, func(f *flow) {
 		f.claim, f.batchSize, f.pollInterval = claimCompareAndSet, 1, 5*time.Second
 	}},
 	// The queue-constants seed: a Redis dispatch lock per 1 s tick, batch 20.
-	{ModeGlobalLockBatch20, func(f *flow) {
+	{names.ModeGlobalLockBatch20, func(f *flow) {
 		f.tickLock, f.batchSize, f.pollInterval = true, 20, time.Second
 	}},
 }
 
 // Bugs returns the bug names, in catalog order.
-func Bugs() []string { return names(bugs) }
+func Bugs() []string { return deviationNames(bugs) }
 
 // Modes returns the comparison mode names.
-func Modes() []string { return names(modes) }
+func Modes() []string { return deviationNames(modes) }
 
-func names(ds []deviation) []string {
+func deviationNames(ds []deviation) []string {
 	out := make([]string, len(ds))
 	for i, d := range ds {
 		out[i] = d.name
@@ -168,19 +140,19 @@ func names(ds []deviation) []string {
 func flowFor(bug, mode string) (flow, error) {
 	f := baseFlow()
 	if bug != "" && mode != "" {
-		return f, fmt.Errorf("%s=%q and %s=%q are both set: a mode is a correct design, give one or the other", EnvMutant, bug, EnvMode, mode)
+		return f, fmt.Errorf("%s=%q and %s=%q are both set: a mode is a correct design, give one or the other", names.EnvMutant, bug, names.EnvMode, mode)
 	}
 	if bug != "" {
 		d, ok := find(bugs, bug)
 		if !ok {
-			return f, fmt.Errorf("%s=%q: unknown mutant; use one of %s", EnvMutant, bug, strings.Join(Bugs(), ", "))
+			return f, fmt.Errorf("%s=%q: unknown mutant; use one of %s", names.EnvMutant, bug, strings.Join(Bugs(), ", "))
 		}
 		d.apply(&f)
 	}
 	if mode != "" {
 		d, ok := find(modes, mode)
 		if !ok {
-			return f, fmt.Errorf("%s=%q: unknown mode; use one of %s", EnvMode, mode, strings.Join(Modes(), ", "))
+			return f, fmt.Errorf("%s=%q: unknown mode; use one of %s", names.EnvMode, mode, strings.Join(Modes(), ", "))
 		}
 		d.apply(&f)
 	}

@@ -1,6 +1,7 @@
 package dispatcher
 
 import (
+	"github.com/outboxchaos/outboxchaos/adapters/mutants/names"
 	"reflect"
 	"strings"
 	"testing"
@@ -57,7 +58,7 @@ func TestUnknownNamesSayWhatIsValid(t *testing.T) {
 	require.NotContains(t, err.Error(), "\n")
 	_, err = flowFor("", "fast")
 	require.ErrorContains(t, err, "unknown mode; use one of nest-single, global-lock-batch20")
-	_, err = flowFor(BugNoBackoff, ModeNestSingle)
+	_, err = flowFor(names.BugNoBackoff, names.ModeNestSingle)
 	require.ErrorContains(t, err, "both set")
 }
 
@@ -69,7 +70,7 @@ func TestConfigFromEnv(t *testing.T) {
 	}
 	c, err := ConfigFromEnv(environ)
 	require.NoError(t, err)
-	require.Equal(t, BugNoBackoff, c.Bug)
+	require.Equal(t, names.BugNoBackoff, c.Bug)
 	require.Equal(t, "d1", c.InstanceID)
 	require.Equal(t, "no-backoff", c.Name())
 

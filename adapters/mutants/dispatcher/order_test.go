@@ -2,6 +2,7 @@ package dispatcher
 
 import (
 	"context"
+	"github.com/outboxchaos/outboxchaos/adapters/mutants/names"
 	"strconv"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ func TestOrderGuardHoldsLaterEventsOfAnAggregate(t *testing.T) {
 	for _, c := range []struct {
 		bug       string
 		overtakes bool
-	}{{"", false}, {BugOrderAfterBackoff, true}} {
+	}{{"", false}, {names.BugOrderAfterBackoff, true}} {
 		e := newEnv(t)
 		first := e.addInAggregate("job-a1", "agg-a")
 		second := e.addInAggregate("job-a2", "agg-a")
@@ -74,7 +75,7 @@ func TestAppClockLeaseTakesTheInstanceClock(t *testing.T) {
 	for _, c := range []struct {
 		bug  string
 		from time.Duration // where the lease end lies, from the true time
-	}{{"", time.Hour}, {BugAppClockLease, 0}} {
+	}{{"", time.Hour}, {names.BugAppClockLease, 0}} {
 		e := newEnv(t)
 		id := e.addValid("job-a")
 		ahead, err := reference.OpenMySQL(e.DSN + "&timestamp=" + strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 )
 
 // recoverExpired returns claims whose lease ran out more than

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 
 	"github.com/go-sql-driver/mysql"
 )

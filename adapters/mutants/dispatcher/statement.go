@@ -3,7 +3,7 @@ package dispatcher
 import (
 	"strings"
 
-	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 )
 
 // lastError folds text onto one line and cuts it to fit last_error.

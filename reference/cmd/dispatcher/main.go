@@ -8,7 +8,7 @@
 package main
 
 import (
-	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference"
 )
 

@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
-	"github.com/outboxchaos/outboxchaos/internal/dispatchtest"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchtest"
 )
 
 func TestMain(m *testing.M) { localtest.Main(m) }

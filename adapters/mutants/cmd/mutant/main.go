@@ -6,12 +6,12 @@
 // Exit codes: 0 after a graceful stop (SIGTERM or SIGINT), 2 on a
 // configuration error, an unknown mutant or mode included (one line on
 // stderr naming the valid ones), 1 on any other error; a second signal
-// terminates at once (package internal/dispatchkit, Main).
+// terminates at once (package reference/dispatchkit, Main).
 package main
 
 import (
 	"github.com/outboxchaos/outboxchaos/adapters/mutants/dispatcher"
-	"github.com/outboxchaos/outboxchaos/internal/dispatchkit"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 )
 
 func main() {
