@@ -17,7 +17,10 @@ import (
 	"github.com/outboxchaos/outboxchaos/reference"
 )
 
-func TestMain(m *testing.M) { localtest.Main(m) }
+// TestMain fails the package when the dispatcher leaves a goroutine of its
+// run loop (claimers, publishers, the health probe, the metrics server)
+// running after its tests.
+func TestMain(m *testing.M) { localtest.MainNoLeaks(m) }
 
 const (
 	queueA = "ai-default"
