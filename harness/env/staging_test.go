@@ -166,3 +166,31 @@ func (w testLog) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }
+
+// An ACL user (redis://user:pass@host/db, as managed Redis hands out)
+// opens too; a wrong password is a clear error without the password.
+func TestExternalWithRedisACLUser(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dsn, adminURL := stagingServers(t, ctx)
+	opts, err := redis.ParseURL(adminURL)
+	require.NoError(t, err)
+	admin := redis.NewClient(opts)
+	defer admin.Close()
+	const aclPass = "Acl+pw/1"
+	require.NoError(t, admin.Do(ctx, "ACL", "SETUSER", "stager", "on", ">"+aclPass, "~*", "&*", "+@all").Err())
+	u := url.URL{Scheme: "redis", User: url.UserPassword("stager", aclPass), Host: opts.Addr, Path: "/1"}
+
+	e, err := env.Open(ctx, env.Config{Kind: env.KindExternal, MySQLDSN: dsn, RedisURL: u.String()})
+	require.NoError(t, err)
+	defer e.Close()
+	v, err := e.Versions(ctx)
+	require.NoError(t, err)
+	require.NotEmpty(t, v["redis"])
+	require.Equal(t, 1, e.RedisDB())
+
+	u.User = url.UserPassword("stager", "Wrong+pw/2")
+	_, err = env.Open(ctx, env.Config{Kind: env.KindExternal, MySQLDSN: dsn, RedisURL: u.String()})
+	require.ErrorContains(t, err, "connect to Redis at "+opts.Addr)
+	require.NotContains(t, err.Error(), "Wrong+pw")
+}
