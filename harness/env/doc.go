@@ -12,9 +12,16 @@
 //     OUTBOXCHAOS_REDIS_URL (e.g. "redis://127.0.0.1:6379/0"). The harness
 //     never kills, restarts, creates or drops anything through the
 //     environment itself: MySQL() and Redis() return nil, and the runner
-//     creates (and drops) its own database. Redis URLs with credentials or TLS
-//     are refused, because the harness reaches Redis through a plain TCP fault
-//     proxy with only an address and a database number.
+//     creates (and drops) its own database. A Redis URL may carry
+//     credentials (redis://:pass@host:port/db, redis://user:pass@host:port/db):
+//     the harness's own clients AUTH with them (RedisOptions), and each
+//     instance gets them in its OUTBOX_REDIS_URL (RedisURL), pointed at its
+//     fault-proxy link; the proxy forwards plain TCP, so the AUTH passes
+//     through to the server. TLS (rediss://) is refused: the proxy's
+//     protocol-aware faults read the RESP stream, which TLS hides. Open
+//     registers both passwords with package redact, so no file of a run
+//     folder (the instances' logs included) carries them; staging_test.go
+//     proves it end to end with a dispatcher that prints every variable.
 //   - testcontainers: MySQL 8.4 (or MariaDB 11, chosen by
 //     OUTBOXCHAOS_MYSQL_IMAGE=mariadb:11) and Redis 7 containers through
 //     testcontainers-go when a Docker daemon answers. Control stops and

@@ -69,7 +69,8 @@ func TestExternalRejectsBadDSNAndURL(t *testing.T) {
 		{"dsn unix socket", "root@unix(/run/mysqld/mysqld.sock)/", good.RedisURL, []string{EnvMySQLDSN, "needs TCP"}},
 		{"url scheme", good.MySQLDSN, "http://127.0.0.1:2", []string{EnvRedisURL, "not a Redis URL"}},
 		{"url db", good.MySQLDSN, "redis://127.0.0.1:2/x", []string{EnvRedisURL, "not a Redis URL"}},
-		{"url tls", good.MySQLDSN, "rediss://127.0.0.1:2/0", []string{EnvRedisURL, "TLS"}},
+		{"url tls", good.MySQLDSN, "rediss://127.0.0.1:2/0", []string{EnvRedisURL, "TLS", "fault proxy forwards plain TCP", "use redis://"}},
+		{"url tls with password", good.MySQLDSN, "rediss://:pw@127.0.0.1:2/0", []string{EnvRedisURL, "TLS"}},
 		{"url user without password", good.MySQLDSN, "redis://app@127.0.0.1:2/0", []string{EnvRedisURL, "without a password"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,6 +83,32 @@ func TestExternalRejectsBadDSNAndURL(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A Redis URL's credentials reach the harness's clients and, through
+// RedisURL, each instance's URL pointed at its proxy link; String hides them.
+func TestExternalRedisCredentials(t *testing.T) {
+	e, err := parseExternal(Config{Kind: KindExternal, MySQLDSN: "root@tcp(127.0.0.1:1)/", RedisURL: "redis://app:p%40ss%2Fw@127.0.0.1:2/3"})
+	require.NoError(t, err)
+	user, pass := e.RedisCredentials()
+	require.Equal(t, "app", user)
+	require.Equal(t, "p@ss/w", pass)
+	o := RedisOptions(e)
+	require.Equal(t, "app", o.Username)
+	require.Equal(t, "p@ss/w", o.Password)
+	require.Equal(t, 3, o.DB)
+	require.Equal(t, "redis://app:p%40ss%2Fw@127.0.0.1:9/3", RedisURL(e, "127.0.0.1:9"))
+	require.NotContains(t, e.String(), "p@ss")
+	require.Contains(t, e.String(), "AUTH as app")
+
+	e, err = parseExternal(Config{Kind: KindExternal, MySQLDSN: "root@tcp(127.0.0.1:1)/", RedisURL: "redis://:only@127.0.0.1:2/0"})
+	require.NoError(t, err)
+	require.Equal(t, "redis://:only@127.0.0.1:9/0", RedisURL(e, "127.0.0.1:9"))
+	require.Contains(t, e.String(), "AUTH as default")
+
+	e, err = parseExternal(Config{Kind: KindExternal, MySQLDSN: "root@tcp(127.0.0.1:1)/", RedisURL: "redis://127.0.0.1:2/0"})
+	require.NoError(t, err)
+	require.Equal(t, "redis://127.0.0.1:9/0", RedisURL(e, "127.0.0.1:9"))
 }
 
 func TestExternalAgainstPrivateServers(t *testing.T) {

@@ -6,14 +6,13 @@ import (
 	"math/rand"
 	"net"
 	"os"
-	"runtime"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 )
@@ -48,7 +47,7 @@ func requireClosedByPeer(t *testing.T, c net.Conn) {
 
 func TestCloseStopsEverythingAndLeaksNoGoroutine(t *testing.T) {
 	r := localtest.Redis(t)
-	base := runtime.NumGoroutine()
+	before := goleak.IgnoreCurrent()
 	s := NewServer(rand.New(rand.NewSource(1)))
 	var addrs []string
 	var conns []net.Conn
@@ -95,19 +94,7 @@ func TestCloseStopsEverythingAndLeaksNoGoroutine(t *testing.T) {
 		// port at once. What must be gone is THIS process's listener.
 		require.False(t, listeningHere(t, a), "%s is still listened on by this process", a)
 	}
-	requireGoroutinesBackTo(t, base)
-}
-
-func requireGoroutinesBackTo(t *testing.T, base int) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for runtime.NumGoroutine() > base {
-		if time.Now().After(deadline) {
-			_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 1)
-			t.Fatalf("%d goroutines after Close, %d before", runtime.NumGoroutine(), base)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	localtest.NoLeaks(t, before)
 }
 
 func TestRemovingALostReplyFaultClosesOnlyTheConnectionsThatLostOne(t *testing.T) {

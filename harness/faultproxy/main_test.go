@@ -14,7 +14,9 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 )
 
-func TestMain(m *testing.M) { localtest.Main(m) }
+// TestMain fails the package when a test leaves a proxy, a listener or a
+// connection goroutine running.
+func TestMain(m *testing.M) { localtest.MainNoLeaks(m) }
 
 // newServer returns a server seeded with seed, closed when the test ends.
 func newServer(t *testing.T, seed int64) *Server {

@@ -10,7 +10,9 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
 
-func TestMain(m *testing.M) { localtest.Main(m) }
+// TestMain fails the package when a test leaves an observer, a watcher or
+// a subscription goroutine running.
+func TestMain(m *testing.M) { localtest.MainNoLeaks(m) }
 
 // withSchema returns a fresh database holding m's DDL.
 func withSchema(t *testing.T, m schema.Mapping) *sql.DB {

@@ -10,11 +10,14 @@
 //     user:pass@unix(...)/db, user:pass@/db), of password parameters
 //     (password=..., MYSQL_PWD=..., "password":"...", requirepass ...) and of
 //     --password style flags. It errs on the side of removing too much: text
-//     that looks like a password goes.
+//     that looks like a password goes. The shell's PWD and OLDPWD (working
+//     directories, printed by every `env`) are the exception.
 //   - Passwords known to the process: Register records the passwords of the
 //     DSNs and URLs the harness was given (env.Open registers its MySQL DSN
 //     and Redis URL), and String replaces every occurrence of each, whatever
-//     surrounds it. A dispatcher that prints a password alone (MY_PASS=...,
+//     surrounds it, as written, URL-decoded, and escaped the ways a URL
+//     writes it (userinfo, path, query: a DSN's "a:b" password reaches a
+//     dispatcher's OUTBOX_MYSQL_URL as "a%3Ab"). A dispatcher that prints a password alone (MY_PASS=...,
 //     or its configuration as a table) is covered by this rule only.
 //     Passwords shorter than MinKnown bytes are not registered: masking every
 //     "ab" of a log would destroy it, and the shape rules still apply.

@@ -19,8 +19,8 @@ type secrets struct {
 }
 
 // Register records the passwords in each of values (DSNs, URLs, command
-// lines: whatever Passwords finds), in their written and their URL-decoded
-// form, so that String removes them wherever they appear later. It is safe
+// lines: whatever Passwords finds), as written, URL-decoded and escaped
+// (forms), so that String removes them wherever they appear later. It is safe
 // to call from several goroutines; registered passwords stay for the life of
 // the process.
 func Register(values ...string) {
@@ -28,17 +28,28 @@ func Register(values ...string) {
 	for _, v := range values {
 		for _, p := range Passwords(v) {
 			add = append(add, p)
-			if dec, err := url.PathUnescape(p); err == nil && dec != p {
-				add = append(add, dec)
+			dec, err := url.PathUnescape(p)
+			if err != nil {
+				dec = p
 			}
+			add = append(add, forms(dec)...)
 		}
 	}
 	known.add(add)
 }
 
-// RegisterPassword records one password as it is, for a password that was
-// given alone (a server's requirepass, say).
-func RegisterPassword(p string) { known.add([]string{p}) }
+// RegisterPassword records one password given alone (a server's
+// requirepass, say), as it is and escaped as URLs write it.
+func RegisterPassword(p string) { known.add(forms(p)) }
+
+// forms returns p and the ways a URL writes it: escaped for the userinfo
+// (what url.UserPassword produces, as the harness builds the dispatchers'
+// URLs), for a path segment and for a query. A dispatcher that prints the
+// password cut from its URL prints one of these.
+func forms(p string) []string {
+	userinfo := strings.TrimSuffix(strings.TrimPrefix(url.UserPassword("", p).String(), ":"), "@")
+	return []string{p, userinfo, url.PathEscape(p), url.QueryEscape(p)}
+}
 
 func (k *secrets) add(ps []string) {
 	k.mu.Lock()

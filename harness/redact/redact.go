@@ -32,12 +32,24 @@ func String(s string) string {
 		s = mysqlDSN.ReplaceAllStringFunc(s, maskDSN)
 	}
 	if strings.ContainsAny(s, "=:") {
-		s = passwordParam.ReplaceAllString(s, "${1}"+Mask)
+		s = passwordParam.ReplaceAllStringFunc(s, maskParam)
 	}
 	if strings.Contains(s, "--") {
 		s = passwordFlag.ReplaceAllString(s, "${1}"+Mask)
 	}
 	return s
+}
+
+// workingDirs are the shell's variables whose names end in PWD and that
+// hold a directory, not a password.
+var workingDirs = regexp.MustCompile(`(?:^|[^\w.\-])(?:OLD)?PWD=$`)
+
+func maskParam(m string) string {
+	sub := passwordParam.FindStringSubmatch(m)
+	if workingDirs.MatchString(sub[1]) {
+		return m
+	}
+	return sub[1] + Mask
 }
 
 func maskDSN(m string) string {

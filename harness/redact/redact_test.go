@@ -21,6 +21,7 @@ func TestStringRemovesPasswordsByShape(t *testing.T) {
 		{"host=db password=s3cret sslmode=disable", "host=db password=*** sslmode=disable"},
 		{"?user=root&password=s3cret&tls=true", "?user=root&password=***&tls=true"},
 		{"MYSQL_PWD=s3cret REDIS_PASSWORD=s3cret", "MYSQL_PWD=*** REDIS_PASSWORD=***"},
+		{"PWD=/work/x\nOLDPWD=/tmp MYSQL_PWD=s3cret pwd=s3cret", "PWD=/work/x\nOLDPWD=/tmp MYSQL_PWD=*** pwd=***"}, // env's working directories stay
 		{`{"password":"s3cret"}`, `{"password":"***"}`},
 		{"redis-server --requirepass s3cret --port 1", "redis-server --requirepass *** --port 1"},
 		{"d1 claimed event 7 (token d1-7-1)", "d1 claimed event 7 (token d1-7-1)"},
@@ -60,4 +61,19 @@ func TestPasswordsFindsEachShape(t *testing.T) {
 	require.Equal(t, []string{"pw4"}, Passwords("password=pw4"))
 	require.Empty(t, Passwords("redis://h:1/0"))
 	require.Empty(t, Passwords("root:@tcp(h:3306)/"))
+}
+
+// A password registered from a DSN also goes in the forms a URL writes it:
+// the harness hands a dispatcher the DSN's password inside OUTBOX_MYSQL_URL,
+// escaped, and a dispatcher may print it cut from there.
+func TestRegisteredPasswordsGoInTheirEscapedForms(t *testing.T) {
+	Register("stage:Emu:Q7+x/y@tcp(db:3306)/")
+	RegisterPassword("Koala w&z")
+	for _, in := range []string{
+		"Emu:Q7+x/y", "Emu%3AQ7+x%2Fy", "Emu:Q7+x%2Fy", "Emu%3AQ7%2Bx%2Fy",
+		"Koala w&z", "Koala%20w&z", "Koala+w%26z",
+	} {
+		got := String("auth | " + in + " |")
+		require.Equal(t, "auth | "+Mask+" |", got, in)
+	}
 }

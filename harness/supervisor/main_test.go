@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
 
@@ -31,9 +32,21 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build fake dispatcher: %v\n%s", err, out)
 		os.Exit(3)
 	}
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
+	// The leak check fails the package when a supervised process leaves
+	// its waiter, an output reader or a signal goroutine running.
+	localtest.MainNoLeaks(removeAfter{m: m, dir: dir})
+}
+
+// removeAfter runs the tests, then removes the fake dispatcher's directory.
+type removeAfter struct {
+	m   *testing.M
+	dir string
+}
+
+func (r removeAfter) Run() int {
+	code := r.m.Run()
+	_ = os.RemoveAll(r.dir)
+	return code
 }
 
 func goTool() string {

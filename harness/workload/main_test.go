@@ -10,7 +10,9 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
 
-func TestMain(m *testing.M) { localtest.Main(m) }
+// TestMain fails the package when a producer or a consumer leaves a
+// goroutine running.
+func TestMain(m *testing.M) { localtest.MainNoLeaks(m) }
 
 // referenceDB returns a fresh database holding the contract's schema.
 func referenceDB(t *testing.T) *sql.DB {

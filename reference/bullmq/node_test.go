@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -28,16 +29,26 @@ const nodeProcTimeout = 90 * time.Second
 // requireNode skips the test when node or the installed packages are missing.
 func requireNode(t *testing.T) string {
 	t.Helper()
+	node, missing := findNode()
+	if missing != "" {
+		t.Skip(missing)
+	}
+	return node
+}
+
+// findNode returns the node binary, or why the compatibility tests cannot
+// run: node or the pinned packages are missing.
+func findNode() (node, missing string) {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("BullMQ compatibility test skipped: `node` is not on PATH (install Node.js 18+)")
+		return "", "BullMQ compatibility test skipped: `node` is not on PATH (install Node.js 18+)"
 	}
 	for _, alias := range bullmqAliases {
 		if _, err := os.Stat(filepath.Join(nodeDir, "node_modules", alias, "package.json")); err != nil {
-			t.Skipf("BullMQ compatibility test skipped: %s is not installed; run `npm ci` in reference/bullmq/%s", alias, nodeDir)
+			return "", fmt.Sprintf("BullMQ compatibility test skipped: %s is not installed; run `npm ci` in reference/bullmq/%s", alias, nodeDir)
 		}
 	}
-	return node
+	return node, ""
 }
 
 // nodeProc is one running compatibility script.

@@ -9,6 +9,12 @@
 //
 //	func TestMain(m *testing.M) { localtest.Main(m) }
 //
+// MainNoLeaks is Main with a goroutine-leak check (go.uber.org/goleak) after
+// the tests: a package whose code starts goroutines uses it, so that a
+// goroutine its tests leave running fails the test binary. The few
+// third-party goroutines that outlive every Close are ignored, each listed in
+// LeakIgnores with the reason.
+//
 // Without Main the shared server still works; it is killed by the kernel
 // when the test binary exits (parent-death signal) and its temporary
 // directory is removed by the next run's stale-directory sweep, but Main is
@@ -48,8 +54,17 @@ var shared struct {
 
 // Main runs the tests, closes the shared MariaDB and exits with the tests'
 // code.
-func Main(m *testing.M) {
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run runs the tests, closes the shared MariaDB and returns the tests' code.
+func Run(m interface{ Run() int }) int {
 	code := m.Run()
+	closeShared()
+	return code
+}
+
+// closeShared closes the shared MariaDB and its admin pool, if started.
+func closeShared() {
 	shared.mu.Lock()
 	if shared.admin != nil {
 		_ = shared.admin.Close()
@@ -60,7 +75,6 @@ func Main(m *testing.M) {
 		}
 	}
 	shared.mu.Unlock()
-	os.Exit(code)
 }
 
 // MariaDB returns the test binary's shared private MariaDB, starting it on
