@@ -3,8 +3,8 @@ package reference
 import (
 	"context"
 
-	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference/bullmq"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 )
 
 // jobCreated is the ai_jobs status the dispatcher moves to jobQueued.

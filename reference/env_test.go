@@ -11,8 +11,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/outboxchaos/outboxchaos/reference/dispatchtest"
 	"github.com/outboxchaos/outboxchaos/reference"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchtest"
 )
 
 // auditDDL records every update of outbox_events, stamped with the updating

@@ -8,8 +8,8 @@
 package main
 
 import (
-	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 	"github.com/outboxchaos/outboxchaos/reference"
+	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 )
 
 func main() {
