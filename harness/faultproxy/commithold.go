@@ -3,8 +3,6 @@ package faultproxy
 import (
 	"sync"
 	"time"
-
-	"github.com/Shopify/toxiproxy/v2/toxics"
 )
 
 const commitHoldToxicType = "outboxchaos_commit_hold_mysql"
@@ -65,96 +63,43 @@ func (c *commitHold) held() []HeldCommit {
 // commitHolds holds every commit-hold fault's shared state.
 var commitHolds = &registry[commitHold]{prefix: "commit-hold-"}
 
-// commitHoldToxic is the one (upstream) toxic of commit-hold-mysql.
-type commitHoldToxic struct {
-	Fault string `json:"fault"`
-}
+// commitHoldKind is the one (upstream) toxic of commit-hold-mysql.
+type commitHoldKind struct{}
 
-func (t *commitHoldToxic) Pipe(stub *toxics.ToxicStub)    { runFilter(stub) }
-func (t *commitHoldToxic) Cleanup(stub *toxics.ToxicStub) { cleanupFilter(stub) }
-func (t *commitHoldToxic) NewState() interface{} {
-	if c := commitHolds.lookup(t.Fault); c != nil {
-		return &commitHoldFilter{ch: c, idx: -1}
-	}
-	return passFilter{}
+func (commitHoldKind) registry() *registry[commitHold] { return commitHolds }
+func (commitHoldKind) filter(s *commitHold) filter {
+	return &commitHoldFilter{ch: s, idx: -1}
 }
 
 // commitHoldFilter finds COM_QUERY COMMIT packets in the client's stream,
-// as mysqlWatch does. The first one the fault may hold is kept back, with
-// everything the client sends after it, for the fault's hold; then it all
-// goes on and the connection passes untouched. The transaction's
-// statements ran and keep their row locks meanwhile.
+// as mysqlWatch does (mysqlCommands). The first one the fault may hold is
+// kept back, with everything the client sends after it, for the fault's
+// hold; then it all goes on and the connection passes untouched. The
+// transaction's statements ran and keep their row locks meanwhile.
 type commitHoldFilter struct {
-	ch      *commitHold
-	sc      packetScanner
-	opaque  bool
-	cont    bool
-	prevMax bool
-	holding bool // the current packet is held until it is known
-	parked  bool // a COMMIT is held: everything waits for the timer
-	done    bool // held and released: pass everything
-	idx     int
-	sig     chan struct{} // closed when the hold is over
-	held    []byte
-	out     []byte
+	ch     *commitHold
+	parked bool // a COMMIT is held: everything waits for the timer
+	done   bool // held and released: pass everything
+	idx    int
+	sig    chan struct{} // closed when the hold is over
+	mysqlCommands
 }
 
-func (w *commitHoldFilter) process(data []byte) []byte {
-	w.out = nil
-	for w.sc.more(data) {
-		if w.parked {
-			w.held = append(w.held, data...)
-			break
-		}
-		if w.opaque || w.done {
-			w.out = append(w.out, w.held...)
-			w.held = nil
-			w.out = append(w.out, data...)
-			break
-		}
-		n, ev := w.sc.next(data)
-		if w.holding {
-			w.held = append(w.held, data[:n]...)
-		} else {
-			w.out = append(w.out, data[:n]...)
-		}
-		data = data[n:]
-		w.on(ev)
+func (w *commitHoldFilter) process(data []byte) []byte { return scanChunk(&w.hold, &w.sc, w, data) }
+
+func (w *commitHoldFilter) mode() scanMode {
+	switch {
+	case w.parked:
+		return scanHold
+	case w.opaque || w.done:
+		return scanPass
 	}
-	return w.out
+	return scanOn
 }
 
-func (w *commitHoldFilter) on(ev packetEvent) {
-	switch ev {
-	case pktStart:
-		w.holding = w.ch.canHold()
-	case pktHeader:
-		w.cont, w.prevMax = w.prevMax, w.sc.length == mysqlMaxPacket
-		if w.holding && (w.sc.seq != 0 || w.cont || w.sc.length > mysqlCaptureSize) {
-			w.pass()
-		}
-	case pktEnd:
-		w.checkHandshake()
-		if w.holding {
-			w.onCommand()
-		}
-	}
-}
+func (w *commitHoldFilter) on(ev packetEvent) { w.onPacket(ev, w.ch.canHold, w.onCommand) }
 
-func (w *commitHoldFilter) pass() {
-	w.out = append(w.out, w.held...)
-	w.held, w.holding = nil, false
-}
-
-func (w *commitHoldFilter) checkHandshake() {
-	if w.sc.seq == 1 && !w.cont && len(w.sc.payload) >= 4 {
-		flags := uint32(w.sc.payload[0]) | uint32(w.sc.payload[1])<<8 | uint32(w.sc.payload[2])<<16 | uint32(w.sc.payload[3])<<24
-		w.opaque = flags&(mysqlClientSSL|mysqlCompress) != 0
-	}
-}
-
-func (w *commitHoldFilter) onCommand() {
-	p := w.sc.payload
+func (w *commitHoldFilter) onCommand(p []byte) {
 	if len(p) > 0 && p[0] == mysqlComQuery && isCommitQuery(string(p[1:])) {
 		if i := w.ch.take(time.Now()); i >= 0 {
 			w.idx, w.parked = i, true
@@ -164,7 +109,7 @@ func (w *commitHoldFilter) onCommand() {
 			return
 		}
 	}
-	w.pass()
+	w.release()
 }
 
 func (w *commitHoldFilter) signal() <-chan struct{} {
@@ -177,8 +122,7 @@ func (w *commitHoldFilter) signal() <-chan struct{} {
 // wake ends the hold: the COMMIT and all after it go on.
 func (w *commitHoldFilter) wake() []byte {
 	w.unpark()
-	out := w.held
-	w.held = nil
+	out, _ := w.flushHeld()
 	return out
 }
 
@@ -191,7 +135,5 @@ func (w *commitHoldFilter) unpark() {
 
 func (w *commitHoldFilter) flush() ([]byte, bool) {
 	w.unpark()
-	held := w.held
-	w.held, w.holding = nil, false
-	return held, true
+	return w.flushHeld()
 }

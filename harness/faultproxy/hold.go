@@ -51,6 +51,7 @@ const (
 	scanOn   scanMode = iota // read the next message piece
 	scanPass                 // release what is held and pass the rest unexamined
 	scanDrop                 // drop the rest: the connection's reply was lost
+	scanHold                 // hold the rest: the filter parked the stream
 )
 
 // protoScanner is a protocol's incremental scanner (packetScanner,
@@ -81,6 +82,9 @@ func scanChunk[E any](h *hold, sc protoScanner[E], f holdFilter[E], data []byte)
 			h.emit(data)
 			return h.out
 		case scanDrop:
+			return h.out
+		case scanHold:
+			h.held = append(h.held, data...)
 			return h.out
 		}
 		n, ev := sc.next(data)

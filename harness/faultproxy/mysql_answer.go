@@ -2,23 +2,13 @@ package faultproxy
 
 import (
 	"bytes"
-
-	"github.com/Shopify/toxiproxy/v2/toxics"
 )
 
-// mysqlAnswerToxic is the downstream half of sql-error.
-type mysqlAnswerToxic struct {
-	Fault string `json:"fault"`
-}
+// mysqlAnswerKind is the downstream half of sql-error.
+type mysqlAnswerKind struct{}
 
-func (t *mysqlAnswerToxic) Pipe(stub *toxics.ToxicStub)    { runFilter(stub) }
-func (t *mysqlAnswerToxic) Cleanup(stub *toxics.ToxicStub) { cleanupFilter(stub) }
-func (t *mysqlAnswerToxic) NewState() interface{} {
-	if s := sqlErrors.lookup(t.Fault); s != nil {
-		return &mysqlAnswer{se: s}
-	}
-	return passFilter{}
-}
+func (mysqlAnswerKind) registry() *registry[sqlError] { return sqlErrors }
+func (mysqlAnswerKind) filter(s *sqlError) filter     { return &mysqlAnswer{se: s} }
 
 // Stages of mysqlAnswer.
 const (
@@ -37,35 +27,24 @@ const (
 // before the row). The ERR packet goes out in the result set's place, with
 // sequence id 1, as the statement's reply.
 type mysqlAnswer struct {
-	se      *sqlError
-	sc      packetScanner
-	stage   int
-	token   string
-	reply   mysqlErrorReply
-	sawRow  bool
-	holding bool
-	held    []byte
-	out     []byte
+	se     *sqlError
+	sc     packetScanner
+	stage  int
+	token  string
+	reply  mysqlErrorReply
+	sawRow bool
+	hold
+	quiet
 }
 
-func (a *mysqlAnswer) process(data []byte) []byte {
-	a.out = nil
-	for a.sc.more(data) {
-		n, ev := a.sc.next(data)
-		if a.holding {
-			a.held = append(a.held, data[:n]...)
-		} else {
-			a.out = append(a.out, data[:n]...)
-		}
-		data = data[n:]
-		a.on(ev)
-	}
-	return a.out
-}
+func (a *mysqlAnswer) process(data []byte) []byte { return scanChunk(&a.hold, &a.sc, a, data) }
 
+func (a *mysqlAnswer) mode() scanMode { return scanOn }
+
+// release forwards what is held and goes back to passing.
 func (a *mysqlAnswer) release() {
-	a.out = append(a.out, a.held...)
-	a.held, a.holding, a.stage = nil, false, answerPassing
+	a.hold.release()
+	a.stage = answerPassing
 }
 
 func (a *mysqlAnswer) on(ev packetEvent) {
@@ -116,14 +95,12 @@ func (a *mysqlAnswer) onDropped() {
 	case !a.sawRow && a.isRow(p):
 		a.sawRow = true
 	case a.sawRow && len(p) > 0 && (p[0] == mysqlEOFHeader || p[0] == mysqlErrHeader):
-		a.held, a.holding, a.stage, a.sawRow = nil, false, answerPassing, false
-		a.out = append(a.out, a.reply.packet()...)
+		a.discard()
+		a.stage, a.sawRow = answerPassing, false
+		a.emit(a.reply.packet())
 		a.se.countAnswered()
 	}
 }
-
-func (a *mysqlAnswer) signal() <-chan struct{} { return nil }
-func (a *mysqlAnswer) wake() []byte            { return nil }
 
 // flush forwards what it holds; a connection cut inside the marker's
 // result set is closed instead (its statement's reply cannot be given).
@@ -131,7 +108,6 @@ func (a *mysqlAnswer) flush() ([]byte, bool) {
 	if a.stage == answerDropping {
 		return nil, false
 	}
-	held := a.held
-	a.held, a.holding, a.stage = nil, false, answerPassing
-	return held, true
+	a.stage = answerPassing
+	return a.flushHeld()
 }

@@ -7,8 +7,6 @@ import (
 	"math/rand"
 	"strings"
 	"sync"
-
-	"github.com/Shopify/toxiproxy/v2/toxics"
 )
 
 const (
@@ -165,105 +163,45 @@ func stripLeadingComments(sql string) string {
 	}
 }
 
-// mysqlRefuseToxic is the upstream half of sql-error.
-type mysqlRefuseToxic struct {
-	Fault string `json:"fault"`
-}
+// mysqlRefuseKind is the upstream half of sql-error.
+type mysqlRefuseKind struct{}
 
-func (t *mysqlRefuseToxic) Pipe(stub *toxics.ToxicStub)    { runFilter(stub) }
-func (t *mysqlRefuseToxic) Cleanup(stub *toxics.ToxicStub) { cleanupFilter(stub) }
-func (t *mysqlRefuseToxic) NewState() interface{} {
-	if s := sqlErrors.lookup(t.Fault); s != nil {
-		return &mysqlRefuse{se: s}
-	}
-	return passFilter{}
-}
+func (mysqlRefuseKind) registry() *registry[sqlError] { return sqlErrors }
+func (mysqlRefuseKind) filter(s *sqlError) filter     { return &mysqlRefuse{se: s} }
 
-// mysqlRefuse holds each client packet from its first byte until its
-// header shows it is not a command of at most mysqlCaptureSize bytes, or
-// until it is complete. A complete COM_QUERY or COM_STMT_PREPARE whose SQL
-// is a locking statement is, when the fault fires, replaced by the marker
-// query: the statement never reaches the server. Connections asking for
-// TLS or compression pass untouched, as for lost-reply-mysql-commit.
+// mysqlRefuse looks at every small client command (mysqlCommands). A
+// complete COM_QUERY or COM_STMT_PREPARE whose SQL is a locking statement
+// is, when the fault fires, replaced by the marker query: the statement
+// never reaches the server. Connections asking for TLS or compression pass
+// untouched, as for lost-reply-mysql-commit.
 type mysqlRefuse struct {
-	se      *sqlError
-	sc      packetScanner
-	opaque  bool
-	cont    bool
-	prevMax bool
-	holding bool
-	held    []byte
-	out     []byte
+	se *sqlError
+	mysqlCommands
+	quiet
 }
 
-func (r *mysqlRefuse) process(data []byte) []byte {
-	r.out = nil
-	for r.sc.more(data) {
-		if r.opaque {
-			r.release()
-			r.out = append(r.out, data...)
-			break
-		}
-		n, ev := r.sc.next(data)
-		if r.holding {
-			r.held = append(r.held, data[:n]...)
-		} else {
-			r.out = append(r.out, data[:n]...)
-		}
-		data = data[n:]
-		r.on(ev)
+func (r *mysqlRefuse) process(data []byte) []byte { return scanChunk(&r.hold, &r.sc, r, data) }
+
+func (r *mysqlRefuse) mode() scanMode {
+	if r.opaque {
+		return scanPass
 	}
-	return r.out
-}
-
-func (r *mysqlRefuse) release() {
-	r.out = append(r.out, r.held...)
-	r.held, r.holding = nil, false
+	return scanOn
 }
 
 func (r *mysqlRefuse) on(ev packetEvent) {
-	switch ev {
-	case pktStart:
-		r.holding = true
-	case pktHeader:
-		r.cont, r.prevMax = r.prevMax, r.sc.length == mysqlMaxPacket
-		if r.holding && (r.sc.seq != 0 || r.cont || r.sc.length > mysqlCaptureSize) {
-			r.release()
-		}
-	case pktEnd:
-		r.checkHandshake()
-		if r.holding {
-			r.onCommand()
-		}
-	}
+	r.onPacket(ev, func() bool { return true }, r.onCommand)
 }
 
-func (r *mysqlRefuse) checkHandshake() {
-	if r.sc.seq != 1 || r.cont || len(r.sc.payload) < 4 {
-		return
-	}
-	if binary.LittleEndian.Uint32(r.sc.payload[:4])&(mysqlClientSSL|mysqlCompress) != 0 {
-		r.opaque = true
-	}
-}
-
-func (r *mysqlRefuse) onCommand() {
-	p := r.sc.payload
+func (r *mysqlRefuse) onCommand(p []byte) {
 	if len(p) > 0 && (p[0] == mysqlComQuery || p[0] == mysqlComStmtPrepare) && isLockingStatement(string(p[1:])) {
 		if token := r.se.fire(); token != "" {
-			r.out = append(r.out, mysqlMarker(token)...)
-			r.held, r.holding = nil, false
+			r.emit(mysqlMarker(token))
+			r.discard()
 			return
 		}
 	}
 	r.release()
 }
 
-func (r *mysqlRefuse) signal() <-chan struct{} { return nil }
-func (r *mysqlRefuse) wake() []byte            { return nil }
-
-func (r *mysqlRefuse) flush() ([]byte, bool) {
-	held := r.held
-	r.held, r.holding = nil, false
-	return held, true
-}
+func (r *mysqlRefuse) flush() ([]byte, bool) { return r.flushHeld() }

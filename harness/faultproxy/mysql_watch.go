@@ -17,21 +17,14 @@ func (mysqlWatchKind) filter(s *lostReply) filter {
 	return &mysqlWatch{lr: s}
 }
 
-// mysqlWatch finds COM_QUERY COMMIT packets in the client's stream. When
+// mysqlWatch finds COM_QUERY COMMIT packets in the client's stream
+// (mysqlCommands: larger packets are never COMMIT and stream through). When
 // the fault fires it sends a marker query just before the COMMIT; the
-// COMMIT and everything after it go through (only replies are lost). It
-// holds each packet from its first byte until its header shows it is not
-// a command of at most mysqlCaptureSize bytes, or until it is complete; larger packets are never COMMIT and stream through. A client
-// that asks for TLS or compression in its handshake makes the stream
-// unreadable: that connection passes untouched.
+// COMMIT and everything after it go through (only replies are lost).
 type mysqlWatch struct {
-	lr      *lostReply
-	sc      packetScanner
-	opaque  bool
-	spent   bool // fired: pass everything unexamined
-	cont    bool // the current packet continues a 16 MiB one
-	prevMax bool
-	hold
+	lr    *lostReply
+	spent bool // fired: pass everything unexamined
+	mysqlCommands
 	quiet
 }
 
@@ -44,37 +37,54 @@ func (w *mysqlWatch) mode() scanMode {
 	return scanOn
 }
 
-func (w *mysqlWatch) on(ev packetEvent) {
+func (w *mysqlWatch) on(ev packetEvent) { w.onPacket(ev, w.lr.canFire, w.onCommand) }
+
+// mysqlCommands is the upstream scan every filter that looks for one small
+// client command shares (lost-reply-mysql-commit, sql-error,
+// commit-hold-mysql): it holds each packet from its first byte, when the
+// filter's capture says so, until its header shows it is not a command of
+// at most mysqlCaptureSize bytes (then it goes on), or until it is
+// complete (then the filter's command decides). A client that asks for TLS
+// or compression in its handshake makes the stream unreadable: opaque, and
+// the filter passes that connection untouched.
+type mysqlCommands struct {
+	sc      packetScanner
+	opaque  bool
+	cont    bool // the current packet continues a 16 MiB one
+	prevMax bool
+	hold
+}
+
+func (m *mysqlCommands) onPacket(ev packetEvent, capture func() bool, command func(payload []byte)) {
 	switch ev {
 	case pktStart:
-		w.holding = w.lr.canFire()
+		m.holding = capture()
 	case pktHeader:
-		w.cont, w.prevMax = w.prevMax, w.sc.length == mysqlMaxPacket
-		if w.holding && (w.sc.seq != 0 || w.cont || w.sc.length > mysqlCaptureSize) {
-			w.release() // not a command small enough to be COMMIT
+		m.cont, m.prevMax = m.prevMax, m.sc.length == mysqlMaxPacket
+		if m.holding && (m.sc.seq != 0 || m.cont || m.sc.length > mysqlCaptureSize) {
+			m.release() // not a command small enough to look at
 		}
 	case pktEnd:
-		w.checkHandshake()
-		if w.holding {
-			w.onCommand()
+		m.checkHandshake()
+		if m.holding {
+			command(m.sc.payload)
 		}
 	}
 }
 
 // checkHandshake spots the client's handshake response (sequence id 1) and
 // gives up on connections that switch to TLS or compression.
-func (w *mysqlWatch) checkHandshake() {
-	if w.sc.seq != 1 || w.cont || len(w.sc.payload) < 4 {
+func (m *mysqlCommands) checkHandshake() {
+	if m.sc.seq != 1 || m.cont || len(m.sc.payload) < 4 {
 		return
 	}
-	flags := binary.LittleEndian.Uint32(w.sc.payload[:4])
+	flags := binary.LittleEndian.Uint32(m.sc.payload[:4])
 	if flags&(mysqlClientSSL|mysqlCompress) != 0 {
-		w.opaque = true
+		m.opaque = true
 	}
 }
 
-func (w *mysqlWatch) onCommand() {
-	p := w.sc.payload
+func (w *mysqlWatch) onCommand(p []byte) {
 	if len(p) > 0 && p[0] == mysqlComQuery && isCommitQuery(string(p[1:])) {
 		if c := w.lr.fire(false); c != nil {
 			w.emit(mysqlMarker(c.token))

@@ -21,9 +21,9 @@ func init() {
 	toxics.Register(mysqlDropToxicType, new(filterToxic[lostReply, mysqlDropKind]))
 	toxics.Register(redisRefuseToxicType, new(filterToxic[queueError, redisRefuseKind]))
 	toxics.Register(redisRewriteToxicType, new(filterToxic[queueError, redisRewriteKind]))
-	toxics.Register(commitHoldToxicType, new(commitHoldToxic))
-	toxics.Register(mysqlRefuseToxicType, new(mysqlRefuseToxic))
-	toxics.Register(mysqlAnswerToxicType, new(mysqlAnswerToxic))
+	toxics.Register(commitHoldToxicType, new(filterToxic[commitHold, commitHoldKind]))
+	toxics.Register(mysqlRefuseToxicType, new(filterToxic[sqlError, mysqlRefuseKind]))
+	toxics.Register(mysqlAnswerToxicType, new(filterToxic[sqlError, mysqlAnswerKind]))
 }
 
 // Compile-time checks of the optional toxic capabilities toxiproxy looks
@@ -32,11 +32,5 @@ var (
 	_ toxics.BufferedToxic = (*jitterToxic)(nil)
 	_ toxics.StatefulToxic = (*filterToxic[lostReply, redisWatchKind])(nil)
 	_ toxics.CleanupToxic  = (*filterToxic[lostReply, redisWatchKind])(nil)
-	_ toxics.StatefulToxic = (*commitHoldToxic)(nil)
-	_ toxics.CleanupToxic  = (*commitHoldToxic)(nil)
-	_ toxics.StatefulToxic = (*mysqlRefuseToxic)(nil)
-	_ toxics.CleanupToxic  = (*mysqlRefuseToxic)(nil)
-	_ toxics.StatefulToxic = (*mysqlAnswerToxic)(nil)
-	_ toxics.CleanupToxic  = (*mysqlAnswerToxic)(nil)
 	_ toxics.Toxic         = (*seededSlicer)(nil)
 )
