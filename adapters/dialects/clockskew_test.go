@@ -43,7 +43,7 @@ func TestNodeClockSkewThroughFaketime(t *testing.T) {
 	requireAllHold(t, o)
 	require.Equal(t, check.Pass, o.Verdict, o.Reason)
 
-	o = run(t, e, load(t, filepath.Join("node-owner-round", "manifest-app-clock-lease.yaml")), work, "clock-skew", 400)
+	o = run(t, e, load(t, clockPlants[0]), work, "clock-skew", 400)
 	r := result(t, o, "I5")
 	require.Equal(t, check.Fail, r.Verdict, r.Reason)
 	require.Regexp(t, `^Event \d+ was claimed by d2r1 at [\d:.]+ with a lease ending at [\d:.]+, \d+(\.\d+)?s before the claim on the database clock: the claim excluded nobody\. The harness had set d2r1's clock -10s off \(faketime\)\.$`,
