@@ -150,9 +150,10 @@
 // OUTBOX_MAX_ATTEMPTS the event is failed instead, with last_error
 // "max_attempts: attempt <n> of <max>: <error>", but only after the look
 // described in "Before failing at max attempts". If MySQL answers the
-// finalize itself with an error reply, the whole batch is written as
-// transient failures in a fresh fenced transaction; if a COMMIT did land,
-// that write matches nothing and undoes nothing. If MySQL answers nothing
+// finalize itself with an error reply, the batch is written again in a fresh
+// fenced transaction: its poison events failed at once as before (the
+// finalize failed, not they), every other event as a transient failure; if
+// a COMMIT did land, that write matches nothing and undoes nothing. If MySQL answers nothing
 // (down, or an unknown COMMIT outcome), nothing more is written: the MySQL
 // breaker opens and the rows return through lease recovery.
 //

@@ -111,7 +111,7 @@ func (d *Dispatcher) process(work, stop context.Context, b *Batch) error {
 	d.lookBeforeFailing(work, b, fates)
 	rep, err := d.finalize(work, b, fates, true)
 	if err != nil {
-		return d.afterFailedFinalize(work, b, err)
+		return d.afterFailedFinalize(work, b, fates, err)
 	}
 	d.mysqlB.answered()
 	d.record(b, fates, rep)
@@ -134,11 +134,13 @@ func (d *Dispatcher) skipAddReason(stop context.Context, b *Batch) string {
 // COMMIT outcome is unknown). When the stop deadline cut the work short the
 // batch is released. When MySQL answered nothing, nothing more is written:
 // the breaker opens and the rows come back through lease recovery. Otherwise
-// (an error reply) the whole batch is a transient failure, written in a fresh
-// guarded transaction. Either write is fenced, so a COMMIT that did land is
+// (an error reply) the batch is a transient failure, written in a fresh
+// guarded transaction: the finalize failed, not the events, so an event
+// already known to be a permanent failure (poison) is still failed at once,
+// as the contract asks, and every other one goes back with backoff. Either write is fenced, so a COMMIT that did land is
 // not undone. If that write fails too, the rows come back through lease
 // recovery.
-func (d *Dispatcher) afterFailedFinalize(work context.Context, b *Batch, cause error) error {
+func (d *Dispatcher) afterFailedFinalize(work context.Context, b *Batch, decided []fate, cause error) error {
 	d.log.Warn("finalize failed", "batch", len(b.Events), "error", cause.Error())
 	if work.Err() != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), min(d.cfg.Lease, 5*time.Second))
@@ -153,6 +155,9 @@ func (d *Dispatcher) afterFailedFinalize(work context.Context, b *Batch, cause e
 	fates := make([]fate, len(b.Events))
 	for i := range fates {
 		fates[i] = retry(cause)
+		if decided[i].kind == fateFail {
+			fates[i] = decided[i]
+		}
 	}
 	d.lookBeforeFailing(work, b, fates)
 	rep, err := d.finalize(work, b, fates, false)
