@@ -259,7 +259,22 @@ func (ix *index) stalledBy(e history.Event, from, to time.Time) bool {
 	if e.Produced.Before(from) || e.Produced.After(latest) {
 		return false
 	}
-	return len(hs) == 0 || hs[0].Start.After(to)
+	// Produced inside the outage: it waited if nobody claimed it until the
+	// outage ended, or if a claim taken inside did not settle it by then
+	// (the dispatcher gave it back, or held it, while the dependency was
+	// away).
+	return len(hs) == 0 || hs[0].Start.After(to) || !ix.settledBy(e.ID, to)
+}
+
+// settledBy tells whether the event reached published or failed at or
+// before t.
+func (ix *index) settledBy(event int64, t time.Time) bool {
+	for _, tr := range ix.outbox[event] {
+		if (tr.NewStatus == history.StatusPublished || tr.NewStatus == history.StatusFailed) && !tr.At.After(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // anyHold tells whether some claim owned by instance satisfies ok.

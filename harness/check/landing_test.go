@@ -210,3 +210,17 @@ func TestLandingOutageStalledCountsEventsLeftUnclaimedThroughIt(t *testing.T) {
 }
 
 func verdictOf(v Verdict, _ string) Verdict { return v }
+
+// An event produced inside the outage waited when a claim taken inside
+// gave it back and it was published only after the outage; one settled
+// inside it (the outage did not hold it up) did not.
+func TestLandingOutageStallCountsAClaimGivenBack(t *testing.T) {
+	b := newBuilder("redis-restart").start(0, "d1")
+	b.fault("server-restart", "redis", 1000, 2000)
+	b.produce(1, "job-1", history.KindValid, 1200)
+	b.produce(2, "job-2", history.KindValid, 1200)
+	b.claim(1, "d1", 1250).release(1, 1300).claim(1, "d1", 2300).add("ai-default", "job-1", "job-1", 2350).publish(1, 2400)
+	b.claim(2, "d1", 1250).add("ai-default", "job-2", "job-2", 1260).publish(2, 1300)
+	run := b.finish(3000, 4000, true)
+	require.Equal(t, 1, require1(t, run, history.Requirement{Fault: history.LandOutageStalled, Target: "redis", AtLeast: 1}).Landed)
+}
