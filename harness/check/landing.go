@@ -226,7 +226,7 @@ func (ix *index) outageEvents(target string, stalled bool) int {
 		}
 		end := faultEnd(ix.run, f)
 		for _, e := range ix.events {
-			if ix.failedInside(e.ID, f.Start, end.Add(tail)) || (stalled && ix.stalledBy(e, f.Start, end)) {
+			if ix.failedInside(e.ID, f.Start, end.Add(tail)) || (stalled && (ix.stalledBy(e, f.Start, end) || ix.returnedInside(e.ID, f.Start, end.Add(tail)))) {
 				hit[e.ID] = true
 			}
 		}
@@ -264,6 +264,18 @@ func (ix *index) stalledBy(e history.Event, from, to time.Time) bool {
 	// (the dispatcher gave it back, or held it, while the dependency was
 	// away).
 	return len(hs) == 0 || hs[0].Start.After(to) || !ix.settledBy(e.ID, to)
+}
+
+// returnedInside tells whether a claim of the event went back to pending
+// (given back, released or recovered) between from and to: the dependency's
+// absence held it up, whatever its wording.
+func (ix *index) returnedInside(event int64, from, to time.Time) bool {
+	for _, tr := range ix.outbox[event] {
+		if tr.OldStatus == history.StatusProcessing && tr.NewStatus == history.StatusPending && !tr.At.Before(from) && !tr.At.After(to) {
+			return true
+		}
+	}
+	return false
 }
 
 // settledBy tells whether the event reached published or failed at or

@@ -211,9 +211,10 @@ func TestLandingOutageStalledCountsEventsLeftUnclaimedThroughIt(t *testing.T) {
 
 func verdictOf(v Verdict, _ string) Verdict { return v }
 
-// An event produced inside the outage waited when a claim taken inside
-// gave it back and it was published only after the outage; one settled
-// inside it (the outage did not hold it up) did not.
+// An event waited in the outage when a claim of it went back to pending
+// inside it, or when, produced inside, it was not settled before the end;
+// one claimed and settled inside it (the outage did not hold it up) did
+// not.
 func TestLandingOutageStallCountsAClaimGivenBack(t *testing.T) {
 	b := newBuilder("redis-restart").start(0, "d1")
 	b.fault("server-restart", "redis", 1000, 2000)
@@ -221,6 +222,9 @@ func TestLandingOutageStallCountsAClaimGivenBack(t *testing.T) {
 	b.produce(2, "job-2", history.KindValid, 1200)
 	b.claim(1, "d1", 1250).release(1, 1300).claim(1, "d1", 2300).add("ai-default", "job-1", "job-1", 2350).publish(1, 2400)
 	b.claim(2, "d1", 1250).add("ai-default", "job-2", "job-2", 1260).publish(2, 1300)
+	// Claimed before it, given back inside it, published before it ended.
+	b.produce(3, "job-3", history.KindValid, 500)
+	b.claim(3, "d1", 900).release(3, 1600).claim(3, "d1", 1700).add("ai-default", "job-3", "job-3", 1750).publish(3, 1800)
 	run := b.finish(3000, 4000, true)
-	require.Equal(t, 1, require1(t, run, history.Requirement{Fault: history.LandOutageStalled, Target: "redis", AtLeast: 1}).Landed)
+	require.Equal(t, 2, require1(t, run, history.Requirement{Fault: history.LandOutageStalled, Target: "redis", AtLeast: 1}).Landed)
 }
