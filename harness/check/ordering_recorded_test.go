@@ -1,9 +1,6 @@
 package check
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -43,33 +40,26 @@ func TestRecordedOrdering(t *testing.T) {
 // K aggregates and of the aggregate of its first I10 violation, stored as
 // testdata/histories/NAME.
 func TestTrimRecordedAggregates(t *testing.T) {
-	spec := os.Getenv("OUTBOXCHAOS_TRIM_AGGREGATES")
-	if spec == "" {
-		t.Skip("set OUTBOXCHAOS_TRIM_AGGREGATES=SRC:NAME:K to store a trimmed recorded ordering run")
-	}
-	parts := strings.Split(spec, ":")
-	require.Len(t, parts, 3, "OUTBOXCHAOS_TRIM_AGGREGATES=SRC:NAME:K")
-	run, err := history.Load(parts[0])
-	require.NoError(t, err)
-	k := int(itoaParse(t, parts[2]))
-	aggs := map[string]bool{}
-	for i, a := range aggregates(run.Events) {
-		if i < k {
-			aggs[a.key] = true
-		}
-	}
-	if vs := CheckOrdering(run).Violations; len(vs) > 0 {
-		for _, e := range run.Events {
-			if e.ID == vs[0].EventID {
-				aggs[e.Aggregate] = true
+	trimFromEnv(t, "OUTBOXCHAOS_TRIM_AGGREGATES", "K", "ordering run", func(run history.Run, k int64) map[int64]bool {
+		aggs := map[string]bool{}
+		for i, a := range aggregates(run.Events) {
+			if int64(i) < k {
+				aggs[a.key] = true
 			}
 		}
-	}
-	keep := map[int64]bool{}
-	for _, e := range run.Events {
-		if aggs[e.Aggregate] {
-			keep[e.ID] = true
+		if vs := CheckOrdering(run).Violations; len(vs) > 0 {
+			for _, e := range run.Events {
+				if e.ID == vs[0].EventID {
+					aggs[e.Aggregate] = true
+				}
+			}
 		}
-	}
-	require.NoError(t, history.Write(filepath.Join(historiesDir, parts[1]), trimRun(run, keep)))
+		keep := map[int64]bool{}
+		for _, e := range run.Events {
+			if aggs[e.Aggregate] {
+				keep[e.ID] = true
+			}
+		}
+		return keep
+	})
 }

@@ -53,29 +53,40 @@ func TestRecordedRuns(t *testing.T) {
 // 1..FIRST, and every event with a takeover, a recovery or a transient
 // failure among the first 4*FIRST, and stores it as testdata/histories/NAME.
 func TestTrimRecordedRun(t *testing.T) {
-	spec := os.Getenv("OUTBOXCHAOS_TRIM")
-	if spec == "" {
-		t.Skip("set OUTBOXCHAOS_TRIM=SRC:NAME:FIRST to store a trimmed recorded run")
-	}
-	parts := strings.Split(spec, ":")
-	require.Len(t, parts, 3, "OUTBOXCHAOS_TRIM=SRC:NAME:FIRST")
-	run, err := history.Load(parts[0])
-	require.NoError(t, err)
-	first := itoaParse(t, parts[2])
-	ix := newIndex(run)
-	keep := map[int64]bool{}
-	for _, e := range ix.events {
-		if e.ID <= first {
-			keep[e.ID] = true
-		}
-		for _, m := range ix.moves[e.ID] {
-			if e.ID <= 4*first && (m == moveTakeover || m == moveRecovery || m == moveFailure) {
+	trimFromEnv(t, "OUTBOXCHAOS_TRIM", "FIRST", "run", func(run history.Run, first int64) map[int64]bool {
+		ix := newIndex(run)
+		keep := map[int64]bool{}
+		for _, e := range ix.events {
+			if e.ID <= first {
 				keep[e.ID] = true
 			}
+			for _, m := range ix.moves[e.ID] {
+				if e.ID <= 4*first && (m == moveTakeover || m == moveRecovery || m == moveFailure) {
+					keep[e.ID] = true
+				}
+			}
 		}
+		return keep
+	})
+}
+
+// trimFromEnv is the body of every TestTrim*: when the variable env is set
+// to SRC:NAME:N, it loads the run folder SRC, keeps the events choose picks
+// for N, and stores the trimmed run as testdata/histories/NAME; unset, the
+// test is skipped with what to set (what names the kind of run).
+func trimFromEnv(t *testing.T, env, nName, what string, choose func(run history.Run, n int64) map[int64]bool) {
+	t.Helper()
+	usage := env + "=SRC:NAME:" + nName
+	spec := os.Getenv(env)
+	if spec == "" {
+		t.Skipf("set %s to store a trimmed recorded %s", usage, what)
 	}
-	trimmed := trimRun(run, keep)
-	require.NoError(t, history.Write(filepath.Join(historiesDir, parts[1]), trimmed))
+	parts := strings.Split(spec, ":")
+	require.Len(t, parts, 3, usage)
+	run, err := history.Load(parts[0])
+	require.NoError(t, err)
+	keep := choose(run, itoaParse(t, parts[2]))
+	require.NoError(t, history.Write(filepath.Join(historiesDir, parts[1]), trimRun(run, keep)))
 }
 
 func itoaParse(t *testing.T, s string) int64 {

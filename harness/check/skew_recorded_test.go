@@ -1,9 +1,6 @@
 package check
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,28 +34,21 @@ func TestRecordedClockSkew(t *testing.T) {
 // when OUTBOXCHAOS_TRIM_SKEW=SRC:NAME:N: its first N events and the first N
 // the skewed instance claimed, stored as testdata/histories/NAME.
 func TestTrimRecordedSkew(t *testing.T) {
-	spec := os.Getenv("OUTBOXCHAOS_TRIM_SKEW")
-	if spec == "" {
-		t.Skip("set OUTBOXCHAOS_TRIM_SKEW=SRC:NAME:N to store a trimmed recorded clock-skew run")
-	}
-	parts := strings.Split(spec, ":")
-	require.Len(t, parts, 3, "OUTBOXCHAOS_TRIM_SKEW=SRC:NAME:N")
-	run, err := history.Load(parts[0])
-	require.NoError(t, err)
-	n := itoaParse(t, parts[2])
-	ix := newIndex(run)
-	keep := map[int64]bool{}
-	skewed := int64(0)
-	for _, e := range ix.events {
-		if e.ID <= n {
-			keep[e.ID] = true
-		}
-		for _, h := range ix.holds[e.ID] {
-			if _, ok := skewOf(run, h.Owner, h.Start); ok && h.Owner != "" && skewed < n && !keep[e.ID] {
+	trimFromEnv(t, "OUTBOXCHAOS_TRIM_SKEW", "N", "clock-skew run", func(run history.Run, n int64) map[int64]bool {
+		ix := newIndex(run)
+		keep := map[int64]bool{}
+		skewed := int64(0)
+		for _, e := range ix.events {
+			if e.ID <= n {
 				keep[e.ID] = true
-				skewed++
+			}
+			for _, h := range ix.holds[e.ID] {
+				if _, ok := skewOf(run, h.Owner, h.Start); ok && h.Owner != "" && skewed < n && !keep[e.ID] {
+					keep[e.ID] = true
+					skewed++
+				}
 			}
 		}
-	}
-	require.NoError(t, history.Write(filepath.Join(historiesDir, parts[1]), trimRun(run, keep)))
+		return keep
+	})
 }
