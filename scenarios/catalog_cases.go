@@ -74,6 +74,12 @@ func mysqlRestart() runner.Scenario {
 		if err := n.Sleep(ctx, time.Second); err != nil {
 			return err
 		}
+		// A dispatcher slow to boot (Node.js on a busy machine: 3 s seen)
+		// has claimed nothing yet: the restart would find nothing in
+		// flight. Wait until dispatching has begun.
+		if _, err := n.WaitProgress(ctx, 0.05, 10*time.Second); err != nil {
+			return err
+		}
 		if err := n.RestartServer(ctx, "mysql", down); err != nil {
 			return err
 		}
