@@ -1,11 +1,9 @@
 package faultproxy
 
 import (
-	"database/sql"
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
@@ -18,7 +16,7 @@ var addScript = redis.NewScript(`return redis.call('SET', KEYS[1], ARGV[1])`)
 const lostTimeout = time.Second
 
 func TestLostReplyRedisAddOnAnEstablishedConnection(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := localtest.Context(t)
 	p, direct := redisLink(t, newServer(t, 1))
 	require.NoError(t, addScript.Load(ctx, direct).Err())
 	c := redisClient(t, p.Addr(), lostTimeout)
@@ -41,7 +39,7 @@ func TestLostReplyRedisAddOnAnEstablishedConnection(t *testing.T) {
 }
 
 func TestLostReplyRedisAddInAPipelineLosesRepliesFromTheAddOn(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := localtest.Context(t)
 	p, direct := redisLink(t, newServer(t, 1))
 	require.NoError(t, addScript.Load(ctx, direct).Err())
 	c := redisClient(t, p.Addr(), lostTimeout)
@@ -61,7 +59,7 @@ func TestLostReplyRedisAddInAPipelineLosesRepliesFromTheAddOn(t *testing.T) {
 }
 
 func TestLostReplyRedisAddInATransaction(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := localtest.Context(t)
 	p, direct := redisLink(t, newServer(t, 1))
 	require.NoError(t, addScript.Load(ctx, direct).Err())
 	c := redisClient(t, p.Addr(), lostTimeout)
@@ -80,7 +78,7 @@ func TestLostReplyRedisAddInATransaction(t *testing.T) {
 }
 
 func TestLostReplyRedisAddSkipsANOSCRIPTReply(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := localtest.Context(t)
 	p, direct := redisLink(t, newServer(t, 1))
 	require.NoError(t, direct.ScriptFlush(ctx).Err())
 	c := redisClient(t, p.Addr(), lostTimeout)
@@ -96,19 +94,6 @@ func TestLostReplyRedisAddSkipsANOSCRIPTReply(t *testing.T) {
 	require.Equal(t, 1, fired)
 }
 
-// mysqlVia returns a pool of one connection to dsn's database through p.
-func mysqlVia(t *testing.T, p *Proxy, dsn string) *sql.DB {
-	t.Helper()
-	cfg, err := mysql.ParseDSN(dsn)
-	require.NoError(t, err)
-	cfg.Addr, cfg.ReadTimeout, cfg.Timeout = p.Addr(), 2*time.Second, 10*time.Second
-	db, err := sql.Open("mysql", cfg.FormatDSN())
-	require.NoError(t, err)
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { _ = db.Close() })
-	return db
-}
-
 func TestLostReplyMySQLCommit(t *testing.T) {
 	for _, established := range []bool{true, false} {
 		name := "fault added before the connection"
@@ -116,15 +101,9 @@ func TestLostReplyMySQLCommit(t *testing.T) {
 			name = "established connection"
 		}
 		t.Run(name, func(t *testing.T) {
-			ctx := testCtx(t)
-			direct, dsn := localtest.MySQL(t)
-			_, err := direct.ExecContext(ctx, "CREATE TABLE t (id INT PRIMARY KEY)")
-			require.NoError(t, err)
-			cfg, err := mysql.ParseDSN(dsn)
-			require.NoError(t, err)
-			p, err := newServer(t, 1).Link("mysql", cfg.Addr)
-			require.NoError(t, err)
-			db := mysqlVia(t, p, dsn)
+			ctx := localtest.Context(t)
+			direct, p, dsn := mysqlLink(t, 1, "CREATE TABLE t (id INT PRIMARY KEY)")
+			db := localtest.MySQLVia(t, dsn, p.Addr())
 			if established {
 				require.NoError(t, db.PingContext(ctx))
 			}

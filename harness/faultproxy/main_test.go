@@ -2,12 +2,14 @@ package faultproxy
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"math/rand"
 	"net"
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
@@ -24,6 +26,20 @@ func newServer(t *testing.T, seed int64) *Server {
 	s := NewServer(rand.New(rand.NewSource(seed)))
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	return s
+}
+
+// mysqlLink creates a fresh database on the shared MariaDB, runs setup on
+// it directly, and links a new server seeded with seed to it. It returns
+// the direct pool (to look behind the proxy), the link and the database's
+// DSN; localtest.MySQLVia(t, dsn, p.Addr()) connects through the link.
+func mysqlLink(t *testing.T, seed int64, setup ...string) (*sql.DB, *Proxy, string) {
+	t.Helper()
+	direct, dsn := localtest.MySQLWith(t, setup...)
+	cfg, err := mysql.ParseDSN(dsn)
+	require.NoError(t, err)
+	p, err := newServer(t, seed).Link("mysql", cfg.Addr)
+	require.NoError(t, err)
+	return direct, p, dsn
 }
 
 // redisLink starts a private Redis and a link to it.
@@ -47,6 +63,13 @@ func redisClient(t *testing.T, addr string, readTimeout time.Duration) *redis.Cl
 	return c
 }
 
+// healed heals p and waits until a ping through it, on c, is answered again.
+func healed(t *testing.T, ctx context.Context, p *Proxy, c *redis.Client) {
+	t.Helper()
+	require.NoError(t, p.Heal())
+	eventually(t, "ping after heal", func() error { return c.Ping(ctx).Err() })
+}
+
 // eventually polls f until it succeeds or the (generous) deadline passes.
 func eventually(t *testing.T, what string, f func() error) {
 	t.Helper()
@@ -66,10 +89,4 @@ func eventually(t *testing.T, what string, f func() error) {
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
-}
-
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
 }

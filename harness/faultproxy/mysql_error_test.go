@@ -10,6 +10,10 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 )
 
+// counterTable is a table of one counter row, v = 0, for the statements a
+// test sends through the link.
+var counterTable = []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t VALUES (1, 0)"}
+
 func TestSQLErrorAnswersLockingStatementsWithoutRunningThem(t *testing.T) {
 	for _, prepared := range []bool{false, true} {
 		name := "text protocol"
@@ -17,18 +21,12 @@ func TestSQLErrorAnswersLockingStatementsWithoutRunningThem(t *testing.T) {
 			name = "prepared statements"
 		}
 		t.Run(name, func(t *testing.T) {
-			ctx := testCtx(t)
-			direct, dsn := localtest.MySQL(t)
-			_, err := direct.ExecContext(ctx, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)")
-			require.NoError(t, err)
-			_, err = direct.ExecContext(ctx, "INSERT INTO t VALUES (1, 0)")
-			require.NoError(t, err)
+			ctx := localtest.Context(t)
+			direct, p, dsn := mysqlLink(t, 3, counterTable...)
 			cfg, err := mysql.ParseDSN(dsn)
 			require.NoError(t, err)
-			p, err := newServer(t, 3).Link("mysql", cfg.Addr)
-			require.NoError(t, err)
 			cfg.InterpolateParams = !prepared
-			db := mysqlVia(t, p, cfg.FormatDSN())
+			db := localtest.MySQLVia(t, cfg.FormatDSN(), p.Addr())
 			require.NoError(t, db.PingContext(ctx), "the pooled connection is established before the fault")
 
 			id, err := p.Add(Fault{Kind: SQLError})
@@ -62,18 +60,10 @@ func TestSQLErrorAnswersLockingStatementsWithoutRunningThem(t *testing.T) {
 }
 
 func TestSQLErrorProbabilityRefusesAShare(t *testing.T) {
-	ctx := testCtx(t)
-	direct, dsn := localtest.MySQL(t)
-	_, err := direct.ExecContext(ctx, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)")
-	require.NoError(t, err)
-	_, err = direct.ExecContext(ctx, "INSERT INTO t VALUES (1, 0)")
-	require.NoError(t, err)
-	cfg, err := mysql.ParseDSN(dsn)
-	require.NoError(t, err)
-	p, err := newServer(t, 5).Link("mysql", cfg.Addr)
-	require.NoError(t, err)
-	db := mysqlVia(t, p, dsn)
-	_, err = p.Add(Fault{Kind: SQLError, Probability: 0.3})
+	ctx := localtest.Context(t)
+	direct, p, dsn := mysqlLink(t, 5, counterTable...)
+	db := localtest.MySQLVia(t, dsn, p.Addr())
+	_, err := p.Add(Fault{Kind: SQLError, Probability: 0.3})
 	require.NoError(t, err)
 	failed := 0
 	for i := 0; i < 60; i++ {

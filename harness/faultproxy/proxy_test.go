@@ -13,7 +13,7 @@ import (
 )
 
 func TestLatencyDelaysARedisPing(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := localtest.Context(t)
 	p, _ := redisLink(t, newServer(t, 1))
 	c := redisClient(t, p.Addr(), 10*time.Second)
 	require.NoError(t, c.Ping(ctx).Err())
@@ -34,7 +34,7 @@ func TestLatencyDelaysARedisPing(t *testing.T) {
 }
 
 func TestBlackholeTimesOutAndHealRestores(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := localtest.Context(t)
 	p, direct := redisLink(t, newServer(t, 1))
 	c := redisClient(t, p.Addr(), 500*time.Millisecond)
 	require.NoError(t, c.Ping(ctx).Err())
@@ -45,20 +45,18 @@ func TestBlackholeTimesOutAndHealRestores(t *testing.T) {
 	require.True(t, isTimeout(err), "want a timeout, got %v", err)
 	require.Equal(t, "1", direct.Get(ctx, "down-held").Val(), "downstream: the request ran, its reply was held")
 
-	require.NoError(t, p.Heal())
-	eventually(t, "ping after heal", func() error { return c.Ping(ctx).Err() })
+	healed(t, ctx, p, c)
 
 	_, err = p.Add(Fault{Kind: Blackhole, Direction: Upstream})
 	require.NoError(t, err)
 	err = c.Set(ctx, "up-held", "1", 0).Err()
 	require.True(t, isTimeout(err), "want a timeout, got %v", err)
 	require.ErrorIs(t, direct.Get(ctx, "up-held").Err(), redis.Nil, "upstream: the request never reached the server")
-	require.NoError(t, p.Heal())
-	eventually(t, "ping after heal", func() error { return c.Ping(ctx).Err() })
+	healed(t, ctx, p, c)
 }
 
 func TestResetBreaksConnectionsAndHealRestores(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := localtest.Context(t)
 	p, _ := redisLink(t, newServer(t, 1))
 	c := redisClient(t, p.Addr(), 10*time.Second)
 	require.NoError(t, c.Ping(ctx).Err())
@@ -68,12 +66,11 @@ func TestResetBreaksConnectionsAndHealRestores(t *testing.T) {
 	err = c.Ping(ctx).Err()
 	require.Error(t, err)
 	require.False(t, isTimeout(err), "a reset is not a timeout: %v", err)
-	require.NoError(t, p.Heal())
-	eventually(t, "ping after heal", func() error { return c.Ping(ctx).Err() })
+	healed(t, ctx, p, c)
 }
 
 func TestDownRefusesAndClosesThenHealListensOnTheSameAddress(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := localtest.Context(t)
 	p, _ := redisLink(t, newServer(t, 1))
 	addr := p.Addr()
 	c := redisClient(t, addr, 10*time.Second)
@@ -93,7 +90,7 @@ func TestDownRefusesAndClosesThenHealListensOnTheSameAddress(t *testing.T) {
 }
 
 func TestBandwidthAndSlicerDeliverTheSameData(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := localtest.Context(t)
 	p, direct := redisLink(t, newServer(t, 1))
 	c := redisClient(t, p.Addr(), 30*time.Second)
 	value := strings.Repeat("0123456789abcdef", 16<<10) // 256 KiB
@@ -121,7 +118,7 @@ func TestBandwidthAndSlicerDeliverTheSameData(t *testing.T) {
 }
 
 func TestRedisRestartBehindTheProxyIsReachedAgain(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := localtest.Context(t)
 	s := newServer(t, 1)
 	r := localtest.Redis(t)
 	p, err := s.Link("redis", r.Addr())

@@ -7,6 +7,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 )
 
 // queueAdd stands in for a BullMQ add: one script writing keys of a queue.
@@ -19,7 +21,7 @@ func addKeys(queue, job string) []string {
 const brokenReply = "ERR outboxchaos: queue ai-bulk is broken"
 
 func TestQueueErrorRefusesWritesToTheBrokenQueueOnly(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := localtest.Context(t)
 	p, direct := redisLink(t, newServer(t, 1))
 	require.NoError(t, queueAdd.Load(ctx, direct).Err())
 	require.NoError(t, direct.HSet(ctx, "bull:ai-bulk:old", "data", "x").Err())
@@ -52,7 +54,7 @@ func TestQueueErrorRefusesWritesToTheBrokenQueueOnly(t *testing.T) {
 }
 
 func TestQueueErrorKeepsAPipelinesReplyOrder(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := localtest.Context(t)
 	p, direct := redisLink(t, newServer(t, 1))
 	require.NoError(t, queueAdd.Load(ctx, direct).Err())
 	c := redisClient(t, p.Addr(), 5*time.Second)
@@ -82,7 +84,7 @@ func TestQueueErrorKeepsAPipelinesReplyOrder(t *testing.T) {
 }
 
 func TestQueueErrorAbortsATransactionThatWritesTheQueue(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := localtest.Context(t)
 	p, direct := redisLink(t, newServer(t, 1))
 	c := redisClient(t, p.Addr(), 5*time.Second)
 	_, err := p.Add(Fault{Kind: QueueError, Queue: "ai-bulk"})
