@@ -58,7 +58,7 @@ func (o MariaDBOptions) Validate() error {
 
 // MariaDB is a private mariadbd process with its own data directory.
 type MariaDB struct {
-	in      *instance
+	server
 	version string
 }
 
@@ -91,7 +91,7 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("start mariadb: %w", err)
 	}
-	m := &MariaDB{in: in}
+	m := &MariaDB{server: server{in}}
 	if err := m.startAndIdentify(ctx); err != nil {
 		_ = in.close()
 		return nil, err
@@ -172,12 +172,6 @@ func pingMariaDB(ctx context.Context, addr string) error {
 	return db.PingContext(ctx)
 }
 
-// Addr is "127.0.0.1:PORT".
-func (m *MariaDB) Addr() string { return m.in.addr() }
-
-// Port is the TCP port; it stays the same across Kill/Stop and Start.
-func (m *MariaDB) Port() int { return m.in.getPort() }
-
 // DSN is a go-sql-driver DSN for root on database ("" for none), with
 // parseTime, UTC and multi-statements.
 func (m *MariaDB) DSN(database string) string {
@@ -186,26 +180,3 @@ func (m *MariaDB) DSN(database string) string {
 
 // Version is the server's SELECT VERSION(), read at the first start.
 func (m *MariaDB) Version() string { return m.version }
-
-// Dir is the server's temporary directory (data, socket, logs).
-func (m *MariaDB) Dir() string { return m.in.dir }
-
-// Pid is the process id of the running server, 0 when it is not running.
-func (m *MariaDB) Pid() int { return m.in.pid() }
-
-// Kill sends SIGKILL and waits for the server to exit; the data is kept.
-func (m *MariaDB) Kill() error { return m.in.kill() }
-
-// Stop shuts the server down with SIGTERM, falling back to SIGKILL when ctx
-// ends (after 30 s without a deadline); the data is kept.
-func (m *MariaDB) Stop(ctx context.Context) error { return m.in.stop(ctx) }
-
-// Start runs the server again after Kill or Stop, on the same port with the
-// same data, and waits until it answers. It does nothing when it runs.
-func (m *MariaDB) Start(ctx context.Context) error { return m.in.start(ctx) }
-
-// Restart is Stop then Start.
-func (m *MariaDB) Restart(ctx context.Context) error { return m.in.restart(ctx) }
-
-// Close kills the server and removes its temporary directory; idempotent.
-func (m *MariaDB) Close() error { return m.in.close() }

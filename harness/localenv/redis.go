@@ -35,7 +35,7 @@ func (o RedisOptions) Validate() error {
 
 // Redis is a private redis-server process with its own directory.
 type Redis struct {
-	in       *instance
+	server
 	version  string
 	password string
 }
@@ -61,7 +61,7 @@ func StartRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("start redis: %w", err)
 	}
-	r := &Redis{in: in, password: opts.Password}
+	r := &Redis{server: server{in}, password: opts.Password}
 	if err := r.startAndIdentify(ctx); err != nil {
 		_ = in.close()
 		return nil, err
@@ -144,12 +144,6 @@ func pingRedis(ctx context.Context, addr, password string) error {
 	return c.Ping(ctx).Err()
 }
 
-// Addr is "127.0.0.1:PORT".
-func (r *Redis) Addr() string { return r.in.addr() }
-
-// Port is the TCP port; it stays the same across Kill/Stop and Start.
-func (r *Redis) Port() int { return r.in.getPort() }
-
 // URL is "redis://127.0.0.1:PORT/db", or "redis://:PASSWORD@127.0.0.1:PORT/db"
 // for a server started with a Password.
 func (r *Redis) URL(db int) string {
@@ -161,27 +155,3 @@ func (r *Redis) URL(db int) string {
 
 // Version is the server's redis_version, read at the first start.
 func (r *Redis) Version() string { return r.version }
-
-// Dir is the server's temporary directory (data and log).
-func (r *Redis) Dir() string { return r.in.dir }
-
-// Pid is the process id of the running server, 0 when it is not running.
-func (r *Redis) Pid() int { return r.in.pid() }
-
-// Kill sends SIGKILL and waits for the server to exit; the append-only file
-// (with Persistence) is kept.
-func (r *Redis) Kill() error { return r.in.kill() }
-
-// Stop shuts the server down with SIGTERM, falling back to SIGKILL when ctx
-// ends (after 30 s without a deadline).
-func (r *Redis) Stop(ctx context.Context) error { return r.in.stop(ctx) }
-
-// Start runs the server again after Kill or Stop on the same port and waits
-// until it answers. It does nothing when it runs.
-func (r *Redis) Start(ctx context.Context) error { return r.in.start(ctx) }
-
-// Restart is Stop then Start.
-func (r *Redis) Restart(ctx context.Context) error { return r.in.restart(ctx) }
-
-// Close kills the server and removes its temporary directory; idempotent.
-func (r *Redis) Close() error { return r.in.close() }
