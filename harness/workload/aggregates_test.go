@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 )
@@ -15,9 +14,7 @@ import (
 // names the aggregate beside the jobId, the history records it, and every
 // event of an aggregate is on one queue.
 func TestProduceSpreadsEventsOverAggregates(t *testing.T) {
-	db := referenceDB(t)
-	rec := history.NewRecorder(history.Meta{})
-	cfg := producerConfig(db, 5, "agg", rec)
+	db, rec, cfg := producerRig(t, 5, "agg")
 	cfg.Mix, cfg.Aggregates = workload.Mix{Valid: 1}, 4
 	p := newProducer(t, cfg)
 	require.NoError(t, p.Produce(localtest.Context(t), 12))
@@ -51,9 +48,7 @@ func TestProduceSpreadsEventsOverAggregates(t *testing.T) {
 
 // Without Aggregates the payload is the contract's, {"jobId": ...} only.
 func TestProduceWithoutAggregatesKeepsTheContractPayload(t *testing.T) {
-	db := referenceDB(t)
-	rec := history.NewRecorder(history.Meta{})
-	cfg := producerConfig(db, 5, "noagg", rec)
+	db, rec, cfg := producerRig(t, 5, "noagg")
 	cfg.Mix = workload.Mix{Valid: 1}
 	require.NoError(t, newProducer(t, cfg).Produce(localtest.Context(t), 3))
 	rows := readOutbox(t, db)
