@@ -100,7 +100,7 @@ func TestCloseStopsEverythingAndLeaksNoGoroutine(t *testing.T) {
 func TestRemovingALostReplyFaultClosesOnlyTheConnectionsThatLostOne(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p, direct := redisLink(t, newServer(t, 1))
+	p, direct, _ := redisLink(t, 10*time.Second)
 	sha, err := addScript.Load(ctx, direct).Result()
 	require.NoError(t, err)
 	other, lossy := dial(t, p.Addr()), dial(t, p.Addr())

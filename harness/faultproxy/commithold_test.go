@@ -52,10 +52,7 @@ func TestCommitHoldMySQLKeepsTheRowLocksUntilReleased(t *testing.T) {
 	hold := 1500 * time.Millisecond
 	id, err := p.Add(Fault{Kind: CommitHoldMySQL, Hold: hold})
 	require.NoError(t, err)
-	tx, err := db.BeginTx(ctx, nil)
-	require.NoError(t, err)
-	_, err = tx.ExecContext(ctx, "UPDATE t SET v = 1 WHERE id = 1")
-	require.NoError(t, err)
+	tx := begun(t, ctx, db, "UPDATE t SET v = 1 WHERE id = 1")
 	committed := make(chan error, 1)
 	go func() { committed <- tx.Commit() }()
 
@@ -75,10 +72,7 @@ func TestCommitHoldMySQLKeepsTheRowLocksUntilReleased(t *testing.T) {
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, h[0].Released.Sub(h[0].At), hold)
 
-	tx, err = db.BeginTx(ctx, nil)
-	require.NoError(t, err)
-	_, err = tx.ExecContext(ctx, "UPDATE t SET v = 2 WHERE id = 1")
-	require.NoError(t, err)
+	tx = begun(t, ctx, db, "UPDATE t SET v = 2 WHERE id = 1")
 	require.NoError(t, tx.Commit(), "held once, then passes")
 	require.NoError(t, p.Heal())
 }

@@ -17,9 +17,8 @@ const lostTimeout = time.Second
 
 func TestLostReplyRedisAddOnAnEstablishedConnection(t *testing.T) {
 	ctx := localtest.Context(t)
-	p, direct := redisLink(t, newServer(t, 1))
+	p, direct, c := redisLink(t, lostTimeout)
 	require.NoError(t, addScript.Load(ctx, direct).Err())
-	c := redisClient(t, p.Addr(), lostTimeout)
 	require.NoError(t, c.Ping(ctx).Err(), "the pooled connection is established before the fault")
 
 	id, err := p.Add(Fault{Kind: LostReplyRedisAdd})
@@ -40,9 +39,8 @@ func TestLostReplyRedisAddOnAnEstablishedConnection(t *testing.T) {
 
 func TestLostReplyRedisAddInAPipelineLosesRepliesFromTheAddOn(t *testing.T) {
 	ctx := localtest.Context(t)
-	p, direct := redisLink(t, newServer(t, 1))
+	p, direct, c := redisLink(t, lostTimeout)
 	require.NoError(t, addScript.Load(ctx, direct).Err())
-	c := redisClient(t, p.Addr(), lostTimeout)
 	_, err := p.Add(Fault{Kind: LostReplyRedisAdd})
 	require.NoError(t, err)
 
@@ -60,9 +58,8 @@ func TestLostReplyRedisAddInAPipelineLosesRepliesFromTheAddOn(t *testing.T) {
 
 func TestLostReplyRedisAddInATransaction(t *testing.T) {
 	ctx := localtest.Context(t)
-	p, direct := redisLink(t, newServer(t, 1))
+	p, direct, c := redisLink(t, lostTimeout)
 	require.NoError(t, addScript.Load(ctx, direct).Err())
-	c := redisClient(t, p.Addr(), lostTimeout)
 	require.NoError(t, c.Ping(ctx).Err())
 	_, err := p.Add(Fault{Kind: LostReplyRedisAdd})
 	require.NoError(t, err)
@@ -79,9 +76,8 @@ func TestLostReplyRedisAddInATransaction(t *testing.T) {
 
 func TestLostReplyRedisAddSkipsANOSCRIPTReply(t *testing.T) {
 	ctx := localtest.Context(t)
-	p, direct := redisLink(t, newServer(t, 1))
+	p, direct, c := redisLink(t, lostTimeout)
 	require.NoError(t, direct.ScriptFlush(ctx).Err())
-	c := redisClient(t, p.Addr(), lostTimeout)
 	id, err := p.Add(Fault{Kind: LostReplyRedisAdd})
 	require.NoError(t, err)
 
@@ -95,25 +91,21 @@ func TestLostReplyRedisAddSkipsANOSCRIPTReply(t *testing.T) {
 }
 
 func TestLostReplyMySQLCommit(t *testing.T) {
-	for _, established := range []bool{true, false} {
-		name := "fault added before the connection"
-		if established {
-			name = "established connection"
-		}
-		t.Run(name, func(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		established bool
+	}{{"established connection", true}, {"fault added before the connection", false}} {
+		t.Run(tc.name, func(t *testing.T) {
 			ctx := localtest.Context(t)
 			direct, p, dsn := mysqlLink(t, 1, "CREATE TABLE t (id INT PRIMARY KEY)")
 			db := localtest.MySQLVia(t, dsn, p.Addr())
-			if established {
+			if tc.established {
 				require.NoError(t, db.PingContext(ctx))
 			}
 
 			id, err := p.Add(Fault{Kind: LostReplyMySQLCommit})
 			require.NoError(t, err)
-			tx, err := db.BeginTx(ctx, nil)
-			require.NoError(t, err)
-			_, err = tx.ExecContext(ctx, "INSERT INTO t VALUES (1)")
-			require.NoError(t, err)
+			tx := begun(t, ctx, db, "INSERT INTO t VALUES (1)")
 			require.Error(t, tx.Commit(), "the COMMIT's reply is lost")
 
 			var n int
@@ -123,10 +115,7 @@ func TestLostReplyMySQLCommit(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, 1, fired)
 
-			tx, err = db.BeginTx(ctx, nil)
-			require.NoError(t, err)
-			_, err = tx.ExecContext(ctx, "INSERT INTO t VALUES (2)")
-			require.NoError(t, err)
+			tx = begun(t, ctx, db, "INSERT INTO t VALUES (2)")
 			require.NoError(t, tx.Commit(), "fired once, then passes")
 			require.NoError(t, p.Heal())
 		})

@@ -42,13 +42,25 @@ func mysqlLink(t *testing.T, seed int64, setup ...string) (*sql.DB, *Proxy, stri
 	return direct, p, dsn
 }
 
-// redisLink starts a private Redis and a link to it.
-func redisLink(t *testing.T, s *Server) (*Proxy, *redis.Client) {
+// begun begins a transaction on db and runs stmt in it; the caller ends it.
+func begun(t *testing.T, ctx context.Context, db *sql.DB, stmt string) *sql.Tx {
+	t.Helper()
+	tx, err := db.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	_, err = tx.ExecContext(ctx, stmt)
+	require.NoError(t, err)
+	return tx
+}
+
+// redisLink starts a private Redis and a link to it on a server seeded 1.
+// It returns the link, a client straight to Redis, and one through the link
+// with readTimeout (redisClient).
+func redisLink(t *testing.T, readTimeout time.Duration) (*Proxy, *redis.Client, *redis.Client) {
 	t.Helper()
 	r := localtest.Redis(t)
-	p, err := s.Link("redis/t", r.Addr())
+	p, err := newServer(t, 1).Link("redis/t", r.Addr())
 	require.NoError(t, err)
-	return p, redisClient(t, r.Addr(), 10*time.Second)
+	return p, redisClient(t, r.Addr(), 10*time.Second), redisClient(t, p.Addr(), readTimeout)
 }
 
 // redisClient connects with one pooled connection and no retries, so a

@@ -15,17 +15,16 @@ import (
 var counterTable = []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t VALUES (1, 0)"}
 
 func TestSQLErrorAnswersLockingStatementsWithoutRunningThem(t *testing.T) {
-	for _, prepared := range []bool{false, true} {
-		name := "text protocol"
-		if prepared {
-			name = "prepared statements"
-		}
-		t.Run(name, func(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		prepared bool
+	}{{"text protocol", false}, {"prepared statements", true}} {
+		t.Run(tc.name, func(t *testing.T) {
 			ctx := localtest.Context(t)
 			direct, p, dsn := mysqlLink(t, 3, counterTable...)
 			cfg, err := mysql.ParseDSN(dsn)
 			require.NoError(t, err)
-			cfg.InterpolateParams = !prepared
+			cfg.InterpolateParams = !tc.prepared
 			db := localtest.MySQLVia(t, cfg.FormatDSN(), p.Addr())
 			require.NoError(t, db.PingContext(ctx), "the pooled connection is established before the fault")
 

@@ -14,8 +14,7 @@ import (
 
 func TestLatencyDelaysARedisPing(t *testing.T) {
 	ctx := localtest.Context(t)
-	p, _ := redisLink(t, newServer(t, 1))
-	c := redisClient(t, p.Addr(), 10*time.Second)
+	p, _, c := redisLink(t, 10*time.Second)
 	require.NoError(t, c.Ping(ctx).Err())
 
 	for _, f := range []Fault{
@@ -35,8 +34,7 @@ func TestLatencyDelaysARedisPing(t *testing.T) {
 
 func TestBlackholeTimesOutAndHealRestores(t *testing.T) {
 	ctx := localtest.Context(t)
-	p, direct := redisLink(t, newServer(t, 1))
-	c := redisClient(t, p.Addr(), 500*time.Millisecond)
+	p, direct, c := redisLink(t, 500*time.Millisecond)
 	require.NoError(t, c.Ping(ctx).Err())
 
 	_, err := p.Add(Fault{Kind: Blackhole})
@@ -57,8 +55,7 @@ func TestBlackholeTimesOutAndHealRestores(t *testing.T) {
 
 func TestResetBreaksConnectionsAndHealRestores(t *testing.T) {
 	ctx := localtest.Context(t)
-	p, _ := redisLink(t, newServer(t, 1))
-	c := redisClient(t, p.Addr(), 10*time.Second)
+	p, _, c := redisLink(t, 10*time.Second)
 	require.NoError(t, c.Ping(ctx).Err())
 
 	_, err := p.Add(Fault{Kind: Reset})
@@ -71,9 +68,8 @@ func TestResetBreaksConnectionsAndHealRestores(t *testing.T) {
 
 func TestDownRefusesAndClosesThenHealListensOnTheSameAddress(t *testing.T) {
 	ctx := localtest.Context(t)
-	p, _ := redisLink(t, newServer(t, 1))
+	p, _, c := redisLink(t, 10*time.Second)
 	addr := p.Addr()
-	c := redisClient(t, addr, 10*time.Second)
 	require.NoError(t, c.Ping(ctx).Err())
 
 	id, err := p.Add(Fault{Kind: Down})
@@ -91,8 +87,7 @@ func TestDownRefusesAndClosesThenHealListensOnTheSameAddress(t *testing.T) {
 
 func TestBandwidthAndSlicerDeliverTheSameData(t *testing.T) {
 	ctx := localtest.Context(t)
-	p, direct := redisLink(t, newServer(t, 1))
-	c := redisClient(t, p.Addr(), 30*time.Second)
+	p, direct, c := redisLink(t, 30*time.Second)
 	value := strings.Repeat("0123456789abcdef", 16<<10) // 256 KiB
 	require.NoError(t, direct.Set(ctx, "big", value, 0).Err())
 

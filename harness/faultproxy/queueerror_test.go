@@ -22,10 +22,9 @@ const brokenReply = "ERR outboxchaos: queue ai-bulk is broken"
 
 func TestQueueErrorRefusesWritesToTheBrokenQueueOnly(t *testing.T) {
 	ctx := localtest.Context(t)
-	p, direct := redisLink(t, newServer(t, 1))
+	p, direct, c := redisLink(t, 5*time.Second)
 	require.NoError(t, queueAdd.Load(ctx, direct).Err())
 	require.NoError(t, direct.HSet(ctx, "bull:ai-bulk:old", "data", "x").Err())
-	c := redisClient(t, p.Addr(), 5*time.Second)
 	id, err := p.Add(Fault{Kind: QueueError, Queue: "ai-bulk"})
 	require.NoError(t, err)
 
@@ -55,9 +54,8 @@ func TestQueueErrorRefusesWritesToTheBrokenQueueOnly(t *testing.T) {
 
 func TestQueueErrorKeepsAPipelinesReplyOrder(t *testing.T) {
 	ctx := localtest.Context(t)
-	p, direct := redisLink(t, newServer(t, 1))
+	p, direct, c := redisLink(t, 5*time.Second)
 	require.NoError(t, queueAdd.Load(ctx, direct).Err())
-	c := redisClient(t, p.Addr(), 5*time.Second)
 	_, err := p.Add(Fault{Kind: QueueError, Queue: "ai-bulk"})
 	require.NoError(t, err)
 
@@ -85,8 +83,7 @@ func TestQueueErrorKeepsAPipelinesReplyOrder(t *testing.T) {
 
 func TestQueueErrorAbortsATransactionThatWritesTheQueue(t *testing.T) {
 	ctx := localtest.Context(t)
-	p, direct := redisLink(t, newServer(t, 1))
-	c := redisClient(t, p.Addr(), 5*time.Second)
+	p, direct, c := redisLink(t, 5*time.Second)
 	_, err := p.Add(Fault{Kind: QueueError, Queue: "ai-bulk"})
 	require.NoError(t, err)
 

@@ -197,8 +197,7 @@ func TestSameSeedSameSequence(t *testing.T) {
 }
 
 func TestProduceRespectsRate(t *testing.T) {
-	db := referenceDB(t)
-	cfg := producerConfig(db, 1, "rate", history.NewRecorder(history.Meta{}))
+	_, _, cfg := producerRig(t, 1, "rate")
 	cfg.Rate = 50
 	p := newProducer(t, cfg)
 	start := time.Now()
