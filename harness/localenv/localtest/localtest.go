@@ -226,8 +226,11 @@ func Eventually(t testing.TB, what string, cond func() bool) {
 
 // Context is a context for one test's server calls: two minutes at most,
 // cancelled at t.Cleanup.
-func Context(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+func Context(t testing.TB) context.Context { return ContextWithin(t, 2*time.Minute) }
+
+// ContextWithin is Context with d at most.
+func ContextWithin(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
 }
