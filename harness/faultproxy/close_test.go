@@ -106,8 +106,7 @@ func TestRemovingALostReplyFaultClosesOnlyTheConnectionsThatLostOne(t *testing.T
 	other, lossy := dial(t, p.Addr()), dial(t, p.Addr())
 	rawPing(t, other)
 	rawPing(t, lossy)
-	id, err := p.Add(Fault{Kind: LostReplyRedisAdd})
-	require.NoError(t, err)
+	id := added(t, p, Fault{Kind: LostReplyRedisAdd})
 
 	_, err = lossy.Write([]byte(respCmd("EVALSHA", sha, "1", "job:raw", "v")))
 	require.NoError(t, err)

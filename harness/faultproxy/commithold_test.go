@@ -50,8 +50,7 @@ func TestCommitHoldMySQLKeepsTheRowLocksUntilReleased(t *testing.T) {
 	require.NoError(t, db.PingContext(ctx))
 
 	hold := 1500 * time.Millisecond
-	id, err := p.Add(Fault{Kind: CommitHoldMySQL, Hold: hold})
-	require.NoError(t, err)
+	id := added(t, p, Fault{Kind: CommitHoldMySQL, Hold: hold})
 	tx := begun(t, ctx, db, "UPDATE t SET v = 1 WHERE id = 1")
 	committed := make(chan error, 1)
 	go func() { committed <- tx.Commit() }()

@@ -21,11 +21,10 @@ func TestLostReplyRedisAddOnAnEstablishedConnection(t *testing.T) {
 	require.NoError(t, addScript.Load(ctx, direct).Err())
 	require.NoError(t, c.Ping(ctx).Err(), "the pooled connection is established before the fault")
 
-	id, err := p.Add(Fault{Kind: LostReplyRedisAdd})
-	require.NoError(t, err)
+	id := added(t, p, Fault{Kind: LostReplyRedisAdd})
 	require.NoError(t, c.Set(ctx, "plain", "1", 0).Err(), "other commands pass")
 
-	err = addScript.EvalSha(ctx, c, []string{"job:1"}, "v1").Err()
+	err := addScript.EvalSha(ctx, c, []string{"job:1"}, "v1").Err()
 	require.True(t, isTimeout(err), "want a timeout, got %v", err)
 	require.Equal(t, "v1", direct.Get(ctx, "job:1").Val(), "the add ran")
 	fired, err := p.Fired(id)
@@ -41,14 +40,13 @@ func TestLostReplyRedisAddInAPipelineLosesRepliesFromTheAddOn(t *testing.T) {
 	ctx := localtest.Context(t)
 	p, direct, c := redisLink(t, lostTimeout)
 	require.NoError(t, addScript.Load(ctx, direct).Err())
-	_, err := p.Add(Fault{Kind: LostReplyRedisAdd})
-	require.NoError(t, err)
+	added(t, p, Fault{Kind: LostReplyRedisAdd})
 
 	pipe := c.Pipeline()
 	before := pipe.Set(ctx, "before", "1", 0)
 	addScript.EvalSha(ctx, pipe, []string{"job:p"}, "v")
 	pipe.Set(ctx, "after", "1", 0)
-	_, err = pipe.Exec(ctx)
+	_, err := pipe.Exec(ctx)
 	require.True(t, isTimeout(err), "want a timeout, got %v", err)
 	require.Equal(t, "OK", before.Val(), "the reply before the add arrived")
 	require.Equal(t, "v", direct.Get(ctx, "job:p").Val())
@@ -61,10 +59,9 @@ func TestLostReplyRedisAddInATransaction(t *testing.T) {
 	p, direct, c := redisLink(t, lostTimeout)
 	require.NoError(t, addScript.Load(ctx, direct).Err())
 	require.NoError(t, c.Ping(ctx).Err())
-	_, err := p.Add(Fault{Kind: LostReplyRedisAdd})
-	require.NoError(t, err)
+	added(t, p, Fault{Kind: LostReplyRedisAdd})
 
-	_, err = c.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+	_, err := c.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
 		pipe.Set(ctx, "tx-other", "1", 0)
 		addScript.EvalSha(ctx, pipe, []string{"job:tx"}, "v")
 		return nil
@@ -78,11 +75,10 @@ func TestLostReplyRedisAddSkipsANOSCRIPTReply(t *testing.T) {
 	ctx := localtest.Context(t)
 	p, direct, c := redisLink(t, lostTimeout)
 	require.NoError(t, direct.ScriptFlush(ctx).Err())
-	id, err := p.Add(Fault{Kind: LostReplyRedisAdd})
-	require.NoError(t, err)
+	id := added(t, p, Fault{Kind: LostReplyRedisAdd})
 
 	// Run sends EVALSHA, gets NOSCRIPT (which must come through), then EVAL.
-	err = addScript.Run(ctx, c, []string{"job:n"}, "v").Err()
+	err := addScript.Run(ctx, c, []string{"job:n"}, "v").Err()
 	require.True(t, isTimeout(err), "want a timeout on the EVAL, got %v", err)
 	require.Equal(t, "v", direct.Get(ctx, "job:n").Val())
 	fired, err := p.Fired(id)
@@ -103,8 +99,7 @@ func TestLostReplyMySQLCommit(t *testing.T) {
 				require.NoError(t, db.PingContext(ctx))
 			}
 
-			id, err := p.Add(Fault{Kind: LostReplyMySQLCommit})
-			require.NoError(t, err)
+			id := added(t, p, Fault{Kind: LostReplyMySQLCommit})
 			tx := begun(t, ctx, db, "INSERT INTO t VALUES (1)")
 			require.Error(t, tx.Commit(), "the COMMIT's reply is lost")
 

@@ -42,6 +42,14 @@ func mysqlLink(t *testing.T, seed int64, setup ...string) (*sql.DB, *Proxy, stri
 	return direct, p, dsn
 }
 
+// added adds f to p and returns its id.
+func added(t *testing.T, p *Proxy, f Fault) string {
+	t.Helper()
+	id, err := p.Add(f)
+	require.NoError(t, err)
+	return id
+}
+
 // begun begins a transaction on db and runs stmt in it; the caller ends it.
 func begun(t *testing.T, ctx context.Context, db *sql.DB, stmt string) *sql.Tx {
 	t.Helper()

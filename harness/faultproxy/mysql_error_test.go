@@ -28,8 +28,7 @@ func TestSQLErrorAnswersLockingStatementsWithoutRunningThem(t *testing.T) {
 			db := localtest.MySQLVia(t, cfg.FormatDSN(), p.Addr())
 			require.NoError(t, db.PingContext(ctx), "the pooled connection is established before the fault")
 
-			id, err := p.Add(Fault{Kind: SQLError})
-			require.NoError(t, err)
+			id := added(t, p, Fault{Kind: SQLError})
 			var v int
 			require.NoError(t, db.QueryRowContext(ctx, "SELECT v FROM t WHERE id = ?", 1).Scan(&v), "a plain read runs")
 			codes := map[uint16]string{}
@@ -62,8 +61,7 @@ func TestSQLErrorProbabilityRefusesAShare(t *testing.T) {
 	ctx := localtest.Context(t)
 	direct, p, dsn := mysqlLink(t, 5, counterTable...)
 	db := localtest.MySQLVia(t, dsn, p.Addr())
-	_, err := p.Add(Fault{Kind: SQLError, Probability: 0.3})
-	require.NoError(t, err)
+	added(t, p, Fault{Kind: SQLError, Probability: 0.3})
 	failed := 0
 	for i := 0; i < 60; i++ {
 		if _, err := db.ExecContext(ctx, "UPDATE t SET v = v + 1 WHERE id = 1"); err != nil {

@@ -21,8 +21,7 @@ func TestLatencyDelaysARedisPing(t *testing.T) {
 		{Kind: Latency, Latency: 200 * time.Millisecond},
 		{Kind: Latency, Latency: 150 * time.Millisecond, Jitter: 50 * time.Millisecond, Direction: Upstream},
 	} {
-		id, err := p.Add(f)
-		require.NoError(t, err)
+		id := added(t, p, f)
 		start := time.Now()
 		require.NoError(t, c.Ping(ctx).Err())
 		least := (f.Latency - f.Jitter) * 8 / 10
@@ -37,16 +36,14 @@ func TestBlackholeTimesOutAndHealRestores(t *testing.T) {
 	p, direct, c := redisLink(t, 500*time.Millisecond)
 	require.NoError(t, c.Ping(ctx).Err())
 
-	_, err := p.Add(Fault{Kind: Blackhole})
-	require.NoError(t, err)
-	err = c.Set(ctx, "down-held", "1", 0).Err()
+	added(t, p, Fault{Kind: Blackhole})
+	err := c.Set(ctx, "down-held", "1", 0).Err()
 	require.True(t, isTimeout(err), "want a timeout, got %v", err)
 	require.Equal(t, "1", direct.Get(ctx, "down-held").Val(), "downstream: the request ran, its reply was held")
 
 	healed(t, ctx, p, c)
 
-	_, err = p.Add(Fault{Kind: Blackhole, Direction: Upstream})
-	require.NoError(t, err)
+	added(t, p, Fault{Kind: Blackhole, Direction: Upstream})
 	err = c.Set(ctx, "up-held", "1", 0).Err()
 	require.True(t, isTimeout(err), "want a timeout, got %v", err)
 	require.ErrorIs(t, direct.Get(ctx, "up-held").Err(), redis.Nil, "upstream: the request never reached the server")
@@ -58,9 +55,8 @@ func TestResetBreaksConnectionsAndHealRestores(t *testing.T) {
 	p, _, c := redisLink(t, 10*time.Second)
 	require.NoError(t, c.Ping(ctx).Err())
 
-	_, err := p.Add(Fault{Kind: Reset})
-	require.NoError(t, err)
-	err = c.Ping(ctx).Err()
+	added(t, p, Fault{Kind: Reset})
+	err := c.Ping(ctx).Err()
 	require.Error(t, err)
 	require.False(t, isTimeout(err), "a reset is not a timeout: %v", err)
 	healed(t, ctx, p, c)
@@ -72,10 +68,9 @@ func TestDownRefusesAndClosesThenHealListensOnTheSameAddress(t *testing.T) {
 	addr := p.Addr()
 	require.NoError(t, c.Ping(ctx).Err())
 
-	id, err := p.Add(Fault{Kind: Down})
-	require.NoError(t, err)
+	id := added(t, p, Fault{Kind: Down})
 	require.Error(t, c.Ping(ctx).Err(), "the open connection is closed")
-	_, err = net.DialTimeout("tcp", addr, 5*time.Second)
+	_, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	require.Error(t, err, "new connections are refused")
 	require.Equal(t, []string{id}, p.Active())
 
@@ -97,8 +92,7 @@ func TestBandwidthAndSlicerDeliverTheSameData(t *testing.T) {
 		{Kind: Slicer, Average: 512, Size: 200, Delay: 10},
 		{Kind: Slicer, Average: 64, Size: 32, Direction: Upstream},
 	} {
-		id, err := p.Add(f)
-		require.NoError(t, err)
+		id := added(t, p, f)
 		start := time.Now()
 		got, err := c.Get(ctx, "big").Result()
 		require.NoError(t, err, "%+v", f)

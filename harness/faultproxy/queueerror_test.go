@@ -25,10 +25,9 @@ func TestQueueErrorRefusesWritesToTheBrokenQueueOnly(t *testing.T) {
 	p, direct, c := redisLink(t, 5*time.Second)
 	require.NoError(t, queueAdd.Load(ctx, direct).Err())
 	require.NoError(t, direct.HSet(ctx, "bull:ai-bulk:old", "data", "x").Err())
-	id, err := p.Add(Fault{Kind: QueueError, Queue: "ai-bulk"})
-	require.NoError(t, err)
+	id := added(t, p, Fault{Kind: QueueError, Queue: "ai-bulk"})
 
-	err = queueAdd.EvalSha(ctx, c, addKeys("ai-bulk", "j1"), "{}", "j1").Err()
+	err := queueAdd.EvalSha(ctx, c, addKeys("ai-bulk", "j1"), "{}", "j1").Err()
 	require.EqualError(t, err, brokenReply)
 	require.EqualError(t, queueAdd.Eval(ctx, c, addKeys("ai-bulk", "j1"), "{}", "j1").Err(), brokenReply)
 	require.EqualError(t, c.HSet(ctx, "bull:ai-bulk:j2", "data", "{}").Err(), brokenReply)
@@ -56,8 +55,7 @@ func TestQueueErrorKeepsAPipelinesReplyOrder(t *testing.T) {
 	ctx := localtest.Context(t)
 	p, direct, c := redisLink(t, 5*time.Second)
 	require.NoError(t, queueAdd.Load(ctx, direct).Err())
-	_, err := p.Add(Fault{Kind: QueueError, Queue: "ai-bulk"})
-	require.NoError(t, err)
+	added(t, p, Fault{Kind: QueueError, Queue: "ai-bulk"})
 
 	pipe := c.Pipeline()
 	before := pipe.Set(ctx, "before", "1", 0)
@@ -84,10 +82,9 @@ func TestQueueErrorKeepsAPipelinesReplyOrder(t *testing.T) {
 func TestQueueErrorAbortsATransactionThatWritesTheQueue(t *testing.T) {
 	ctx := localtest.Context(t)
 	p, direct, c := redisLink(t, 5*time.Second)
-	_, err := p.Add(Fault{Kind: QueueError, Queue: "ai-bulk"})
-	require.NoError(t, err)
+	added(t, p, Fault{Kind: QueueError, Queue: "ai-bulk"})
 
-	_, err = c.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+	_, err := c.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
 		pipe.Set(ctx, "tx-other", "1", 0)
 		pipe.HSet(ctx, "bull:ai-bulk:tx", "data", "{}")
 		return nil

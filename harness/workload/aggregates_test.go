@@ -20,8 +20,7 @@ func TestProduceSpreadsEventsOverAggregates(t *testing.T) {
 	require.NoError(t, p.Produce(localtest.Context(t), 12))
 
 	rows := readOutbox(t, db)
-	events := rec.Snapshot().Events
-	require.Len(t, events, 12)
+	events := recorded(t, rec, 12)
 	queueOf := map[string]string{}
 	perAggregate := map[string]int{}
 	for i, e := range events {

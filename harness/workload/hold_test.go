@@ -19,8 +19,7 @@ func TestHoldCommitsIDsOutOfOrder(t *testing.T) {
 	cfg.Rate = 100
 	started := time.Now()
 	require.NoError(t, newProducer(t, cfg).Produce(context.Background(), 40))
-	events := rec.Snapshot().Events
-	require.Len(t, events, 40)
+	events := recorded(t, rec, 40)
 	rows := readOutbox(t, db)
 	require.Len(t, rows, 40)
 	held, behind := 0, 0

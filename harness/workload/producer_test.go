@@ -35,6 +35,14 @@ func producerRig(t *testing.T, seed uint64, runID string) (*sql.DB, *history.Rec
 	return db, rec, producerConfig(db, seed, runID, rec)
 }
 
+// recorded returns the events rec holds, which must be n.
+func recorded(t *testing.T, rec *history.Recorder, n int) []history.Event {
+	t.Helper()
+	events := rec.Snapshot().Events
+	require.Len(t, events, n)
+	return events
+}
+
 func newProducer(t *testing.T, cfg workload.ProducerConfig) *workload.Producer {
 	t.Helper()
 	p, err := workload.NewProducer(cfg)
@@ -145,8 +153,7 @@ func TestProduceCommitsEveryKindWithMatchingRows(t *testing.T) {
 	p := newProducer(t, cfg)
 	require.NoError(t, p.Produce(localtest.Context(t), 200))
 
-	events := rec.Snapshot().Events
-	require.Len(t, events, 200)
+	events := recorded(t, rec, 200)
 	counts := checkAgainstRows(t, db, events)
 	for _, kw := range []string{history.KindValid, history.KindUnknownType, history.KindMissingJob,
 		history.KindQueueDenied, history.KindIllegalJobID, history.KindAlreadyQueued} {
@@ -209,8 +216,7 @@ func TestProduceBatchRecordsDatabaseIDs(t *testing.T) {
 	db, rec, cfg := producerRig(t, 3, "batch")
 	p := newProducer(t, cfg)
 	require.NoError(t, p.ProduceBatch(localtest.Context(t), 1234))
-	events := rec.Snapshot().Events
-	require.Len(t, events, 1234)
+	events := recorded(t, rec, 1234)
 	checkAgainstRows(t, db, events)
 	ids := map[int64]bool{}
 	for _, e := range events {
@@ -284,7 +290,6 @@ func TestProduceWritesAgainAfterALockWaitTimeout(t *testing.T) {
 	cfg.Mix = workload.Mix{Valid: 1}
 	require.NoError(t, newProducer(t, cfg).Produce(ctx, 1), "a lock wait timeout is written again, not the run's end")
 	require.NoError(t, <-released)
-	events := rec.Snapshot().Events
-	require.Len(t, events, 1)
+	recorded(t, rec, 1)
 	require.Len(t, readOutbox(t, db), 1, "the event is committed once")
 }
