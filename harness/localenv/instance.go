@@ -232,6 +232,27 @@ func (s server) Restart(ctx context.Context) error { return s.in.restart(ctx) }
 // Close kills the server and removes its temporary directory; idempotent.
 func (s server) Close() error { return s.in.close() }
 
+// launch makes srv's instance of spec in dir (removing dir when that
+// fails), starts it, and has identify read the running server's version. A
+// server that does not come up is closed, its directory removed with it.
+func launch(ctx context.Context, srv *server, dir string, spec serverSpec, port int, identify func(context.Context) error) error {
+	in, err := newInstance(spec, port)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return err
+	}
+	srv.in = in
+	if err := in.start(ctx); err != nil {
+		_ = in.close()
+		return err
+	}
+	if err := identify(ctx); err != nil {
+		_ = in.close()
+		return err
+	}
+	return nil
+}
+
 // restart stops the server gracefully and starts it again.
 func (in *instance) restart(ctx context.Context) error {
 	if err := in.stop(ctx); err != nil {

@@ -86,30 +86,22 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("start mariadb: copy template data directory: %w", err)
 	}
-	in, err := newInstance(mariadbSpec(bin, dir, opts), opts.Port)
-	if err != nil {
-		_ = os.RemoveAll(dir)
+	m := &MariaDB{}
+	if err := launch(ctx, &m.server, dir, mariadbSpec(bin, dir, opts), opts.Port, m.identify); err != nil {
 		return nil, fmt.Errorf("start mariadb: %w", err)
-	}
-	m := &MariaDB{server: server{in}}
-	if err := m.startAndIdentify(ctx); err != nil {
-		_ = in.close()
-		return nil, err
 	}
 	return m, nil
 }
 
-func (m *MariaDB) startAndIdentify(ctx context.Context) error {
-	if err := m.in.start(ctx); err != nil {
-		return err
-	}
+// identify reads the running server's version.
+func (m *MariaDB) identify(ctx context.Context) error {
 	db, err := sql.Open("mysql", m.DSN(""))
 	if err != nil {
-		return fmt.Errorf("start mariadb: open: %w", err)
+		return fmt.Errorf("open: %w", err)
 	}
 	defer db.Close()
 	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&m.version); err != nil {
-		return fmt.Errorf("start mariadb: read version: %w", err)
+		return fmt.Errorf("read version: %w", err)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -56,32 +55,24 @@ func StartRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start redis: %w", err)
 	}
-	in, err := newInstance(redisSpec(bin, dir, opts), opts.Port)
-	if err != nil {
-		_ = os.RemoveAll(dir)
+	r := &Redis{password: opts.Password}
+	if err := launch(ctx, &r.server, dir, redisSpec(bin, dir, opts), opts.Port, r.identify); err != nil {
 		return nil, fmt.Errorf("start redis: %w", err)
-	}
-	r := &Redis{server: server{in}, password: opts.Password}
-	if err := r.startAndIdentify(ctx); err != nil {
-		_ = in.close()
-		return nil, err
 	}
 	return r, nil
 }
 
-func (r *Redis) startAndIdentify(ctx context.Context) error {
-	if err := r.in.start(ctx); err != nil {
-		return err
-	}
+// identify reads the running server's version.
+func (r *Redis) identify(ctx context.Context) error {
 	c := redis.NewClient(&redis.Options{Addr: r.Addr(), Password: r.password, MaxRetries: -1})
 	defer c.Close()
 	info, err := c.Info(ctx, "server").Result()
 	if err != nil {
-		return fmt.Errorf("start redis: read version: %w", err)
+		return fmt.Errorf("read version: %w", err)
 	}
 	r.version = infoField(info, "redis_version")
 	if r.version == "" {
-		return fmt.Errorf("start redis: INFO server has no redis_version")
+		return fmt.Errorf("INFO server has no redis_version")
 	}
 	return nil
 }
