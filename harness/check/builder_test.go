@@ -271,15 +271,9 @@ func (b *builder) release(id int64, at int) *builder {
 
 // publish marks the event published and its job queued, in one transaction.
 func (b *builder) publish(id int64, at int) *builder {
-	r := b.rows[id]
-	b.emit(r, at, "update", history.StatusPublished, func(r *outboxRow) {
-		p := ms(at)
-		r.publishedAt = &p
-	})
-	if j := b.jobs[r.ev.JobID]; j != nil && j.Status == history.JobCreated {
-		b.seq++
-		b.run.Transitions = append(b.run.Transitions, history.Transition{Seq: b.seq, Table: history.TableJobs, Key: j.ID, Op: "update", At: ms(at), OldStatus: j.Status, NewStatus: history.JobQueued})
-		j.Status = history.JobQueued
+	b.publishOnly(id, at)
+	if j := b.jobs[b.rows[id].ev.JobID]; j != nil && j.Status == history.JobCreated {
+		b.jobMove(j.ID, history.JobQueued, at)
 	}
 	return b
 }

@@ -39,9 +39,7 @@ func (ix *index) judgePoison(t *tally) Result {
 	if n == 0 {
 		return skipped("I4", "the run produced no poison events")
 	}
-	if g, ok := ix.triggersGap(); ok {
-		t.doubt("the MySQL triggers had a gap at %s: a retry of a poison event may have gone unseen", clock(g.At))
-	}
+	ix.doubtTriggersGap(t, "a retry of a poison event")
 	return t.result(fmt.Sprintf("every poison event (%d) failed at its first completed attempt, with no job and no retry", n))
 }
 

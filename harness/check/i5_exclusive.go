@@ -34,9 +34,7 @@ func (ix *index) judgeExclusive(t *tally) Result {
 		ix.checkLeaseAtClaim(t, e)
 		ix.checkWrites(t, e)
 	}
-	if g, ok := ix.triggersGap(); ok {
-		t.doubt("the MySQL triggers had a gap at %s: a conflicting write may have gone unseen", clock(g.At))
-	}
+	ix.doubtTriggersGap(t, "a conflicting write")
 	if claims == 0 {
 		t.nothing("no event was claimed")
 	}

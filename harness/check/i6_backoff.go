@@ -38,9 +38,7 @@ func (ix *index) judgeBackoff(t *tally) Result {
 	for _, e := range ix.events {
 		failures += ix.checkBackoff(t, e)
 	}
-	if g, ok := ix.triggersGap(); ok {
-		t.doubt("the MySQL triggers had a gap at %s: a failure or an early claim may have gone unseen", clock(g.At))
-	}
+	ix.doubtTriggersGap(t, "a failure or an early claim")
 	if failures == 0 {
 		t.nothing("the run had no transient failure (processing -> pending with a new error) whose backoff could be checked")
 	}

@@ -35,9 +35,7 @@ func (ix *index) judgeAttempts(t *tally) Result {
 		ix.checkRetries(t, e, limit)
 		ix.checkFailedEarly(t, e, limit)
 	}
-	if g, ok := ix.triggersGap(); ok {
-		t.doubt("the MySQL triggers had a gap at %s: a retry may have gone unseen", clock(g.At))
-	}
+	ix.doubtTriggersGap(t, "a retry")
 	if reached, most := ix.boundReached(limit); !reached {
 		t.nothing(fmt.Sprintf("no event kept failing transiently up to the maximum of %d attempts (the most transient failures of one event was %d), and no valid event ended failed", limit, most))
 	}

@@ -57,9 +57,7 @@ func (ix *index) judgeLeaseRecovery(t *tally) Result {
 			}
 		}
 	}
-	if g, ok := ix.triggersGap(); ok {
-		t.doubt("the MySQL triggers had a gap at %s: a takeover may have gone unseen", clock(g.At))
-	}
+	ix.doubtTriggersGap(t, "a takeover")
 	if n[recoveryJudged] == 0 {
 		t.nothing(recoveryReason(n))
 	}

@@ -144,6 +144,14 @@ func (ix *index) triggersGap() (history.Gap, bool) {
 	return history.Gap{}, false
 }
 
+// doubtTriggersGap makes t doubt what it has not proven when the triggers
+// had a gap: what (a retry, a takeover) may have gone unseen in it.
+func (ix *index) doubtTriggersGap(t *tally, what string) {
+	if g, ok := ix.triggersGap(); ok {
+		t.doubt("the MySQL triggers had a gap at %s: %s may have gone unseen", clock(g.At), what)
+	}
+}
+
 // streamBlind tells whether queue q's events stream cannot be trusted to hold
 // every creation: a gap was recorded for it.
 func (ix *index) streamBlind(q string) bool { return len(ix.gaps["stream:"+q]) > 0 }

@@ -182,3 +182,108 @@ func trimFinal(f history.Final, keep map[int64]bool, jobs map[string]bool) histo
 	sort.SliceStable(out.Outbox, func(i, j int) bool { return out.Outbox[i].ID < out.Outbox[j].ID })
 	return out
 }
+
+// requireNoFailure fails the test when any invariant fails on run.
+func requireNoFailure(t *testing.T, run history.Run) {
+	t.Helper()
+	for _, res := range Evaluate(run) {
+		require.NotEqual(t, Fail, res.Verdict, "%s: %s", res.ID, res.Reason)
+	}
+}
+
+// Recorded ordering runs (seed 20261129, `go test ./scenarios -run
+// 'order-after-backoff|ordering/mutant-base'`), trimmed to a few
+// aggregates each by TestTrimRecordedAggregates:
+//
+//	recorded-mutant-order-after-backoff  later events published while an
+//	                                     earlier one of their aggregate
+//	                                     waited out its backoff
+//	recorded-base-ordering               the base: every aggregate in order
+func TestRecordedOrdering(t *testing.T) {
+	bad := loadStored(t, "recorded-mutant-order-after-backoff")
+	r := CheckOrdering(bad)
+	require.Equal(t, Fail, r.Verdict, r.Reason)
+	require.Regexp(t, `^Event \d+ of aggregate a-\w+-\d+ was published at [\d:.]+ before event \d+, committed before it, was done`, r.Violations[0].Summary)
+	require.NotEmpty(t, r.Violations[0].Steps)
+
+	good := loadStored(t, "recorded-base-ordering")
+	r = CheckOrdering(good)
+	require.Equal(t, Pass, r.Verdict, r.Reason)
+	requireNoFailure(t, good)
+	require.True(t, CheckLanding(good)[1].Met, "order-retry landed in the base's run too")
+
+	good.Meta.Ordering = ""
+	require.Equal(t, NotExercised, CheckOrdering(good).Verdict, "the same history without the declaration")
+}
+
+// TestTrimRecordedAggregates writes a trimmed copy of a recorded ordering
+// run when OUTBOXCHAOS_TRIM_AGGREGATES=SRC:NAME:K: the events of its first
+// K aggregates and of the aggregate of its first I10 violation, stored as
+// testdata/histories/NAME.
+func TestTrimRecordedAggregates(t *testing.T) {
+	trimFromEnv(t, "OUTBOXCHAOS_TRIM_AGGREGATES", "K", "ordering run", func(run history.Run, k int64) map[int64]bool {
+		aggs := map[string]bool{}
+		for i, a := range aggregates(run.Events) {
+			if int64(i) < k {
+				aggs[a.key] = true
+			}
+		}
+		if vs := CheckOrdering(run).Violations; len(vs) > 0 {
+			for _, e := range run.Events {
+				if e.ID == vs[0].EventID {
+					aggs[e.Aggregate] = true
+				}
+			}
+		}
+		keep := map[int64]bool{}
+		for _, e := range run.Events {
+			if aggs[e.Aggregate] {
+				keep[e.ID] = true
+			}
+		}
+		return keep
+	})
+}
+
+// Recorded clock-skew runs (seed 20261129, `go test ./scenarios -run
+// 'app-clock-lease|clock-skew/reference'`), trimmed by TestTrimRecordedSkew:
+//
+//	recorded-mutant-app-clock-lease  d2r1, 10 s behind, writes leases that
+//	                                 ended 8 s before its claims
+//	recorded-reference-clock-skew    the reference, d2r1 10 s behind: its
+//	                                 leases are NOW(6) + lease
+func TestRecordedClockSkew(t *testing.T) {
+	bad := loadStored(t, "recorded-mutant-app-clock-lease")
+	r := CheckExclusive(bad)
+	require.Equal(t, Fail, r.Verdict, r.Reason)
+	require.Regexp(t, `^Event \d+ was claimed by d2r1 at [\d:.]+ with a lease ending at [\d:.]+, 8s before the claim on the database clock: the claim excluded nobody\. The harness had set d2r1's clock -10s off \(go-overlay\)\.$`, r.Violations[0].Summary)
+
+	good := loadStored(t, "recorded-reference-clock-skew")
+	requireNoFailure(t, good)
+	require.Equal(t, Pass, CheckExclusive(good).Verdict)
+	ls := CheckLanding(good)
+	require.True(t, ls[0].Met, ls[0].Reason)
+}
+
+// TestTrimRecordedSkew writes a trimmed copy of a recorded clock-skew run
+// when OUTBOXCHAOS_TRIM_SKEW=SRC:NAME:N: its first N events and the first N
+// the skewed instance claimed, stored as testdata/histories/NAME.
+func TestTrimRecordedSkew(t *testing.T) {
+	trimFromEnv(t, "OUTBOXCHAOS_TRIM_SKEW", "N", "clock-skew run", func(run history.Run, n int64) map[int64]bool {
+		ix := newIndex(run)
+		keep := map[int64]bool{}
+		skewed := int64(0)
+		for _, e := range ix.events {
+			if e.ID <= n {
+				keep[e.ID] = true
+			}
+			for _, h := range ix.holds[e.ID] {
+				if _, ok := skewOf(run, h.Owner, h.Start); ok && h.Owner != "" && skewed < n && !keep[e.ID] {
+					keep[e.ID] = true
+					skewed++
+				}
+			}
+		}
+		return keep
+	})
+}

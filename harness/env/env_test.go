@@ -11,14 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/localenv"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 )
 
-func testCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
+// testCtx bounds one test's server calls: opening local servers on a
+// loaded machine may take minutes.
+func testCtx(t *testing.T) context.Context { return localtest.ContextWithin(t, 3*time.Minute) }
 
 func TestOpenLocalServersWithControl(t *testing.T) {
 	ctx := testCtx(t)

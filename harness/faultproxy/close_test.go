@@ -100,14 +100,13 @@ func TestCloseStopsEverythingAndLeaksNoGoroutine(t *testing.T) {
 func TestRemovingALostReplyFaultClosesOnlyTheConnectionsThatLostOne(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p, direct := redisLink(t, newServer(t, 1))
+	p, direct, _ := redisLink(t, 10*time.Second)
 	sha, err := addScript.Load(ctx, direct).Result()
 	require.NoError(t, err)
 	other, lossy := dial(t, p.Addr()), dial(t, p.Addr())
 	rawPing(t, other)
 	rawPing(t, lossy)
-	id, err := p.Add(Fault{Kind: LostReplyRedisAdd})
-	require.NoError(t, err)
+	id := added(t, p, Fault{Kind: LostReplyRedisAdd})
 
 	_, err = lossy.Write([]byte(respCmd("EVALSHA", sha, "1", "job:raw", "v")))
 	require.NoError(t, err)

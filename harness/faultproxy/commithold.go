@@ -91,10 +91,10 @@ func (w *commitHoldFilter) mode() scanMode {
 	switch {
 	case w.parked:
 		return scanHold
-	case w.opaque || w.done:
+	case w.done:
 		return scanPass
 	}
-	return scanOn
+	return w.mysqlCommands.mode()
 }
 
 func (w *commitHoldFilter) on(ev packetEvent) { w.onPacket(ev, w.ch.canHold, w.onCommand) }

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
@@ -45,26 +44,14 @@ func TestCommitHoldValidates(t *testing.T) {
 // lock while its COMMIT waits in the proxy; a locking read on another
 // connection waits for it and then sees the committed row.
 func TestCommitHoldMySQLKeepsTheRowLocksUntilReleased(t *testing.T) {
-	ctx := testCtx(t)
-	direct, dsn := localtest.MySQL(t)
-	_, err := direct.ExecContext(ctx, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
-	require.NoError(t, err)
-	_, err = direct.ExecContext(ctx, "INSERT INTO t VALUES (1, 0)")
-	require.NoError(t, err)
-	cfg, err := mysql.ParseDSN(dsn)
-	require.NoError(t, err)
-	p, err := newServer(t, 1).Link("mysql", cfg.Addr)
-	require.NoError(t, err)
-	db := mysqlVia(t, p, dsn)
+	ctx := localtest.Context(t)
+	direct, p, dsn := mysqlLink(t, 1, counterTable...)
+	db := localtest.MySQLVia(t, dsn, p.Addr())
 	require.NoError(t, db.PingContext(ctx))
 
 	hold := 1500 * time.Millisecond
-	id, err := p.Add(Fault{Kind: CommitHoldMySQL, Hold: hold})
-	require.NoError(t, err)
-	tx, err := db.BeginTx(ctx, nil)
-	require.NoError(t, err)
-	_, err = tx.ExecContext(ctx, "UPDATE t SET v = 1 WHERE id = 1")
-	require.NoError(t, err)
+	id := added(t, p, Fault{Kind: CommitHoldMySQL, Hold: hold})
+	tx := begun(t, ctx, db, "UPDATE t SET v = 1 WHERE id = 1")
 	committed := make(chan error, 1)
 	go func() { committed <- tx.Commit() }()
 
@@ -84,10 +71,7 @@ func TestCommitHoldMySQLKeepsTheRowLocksUntilReleased(t *testing.T) {
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, h[0].Released.Sub(h[0].At), hold)
 
-	tx, err = db.BeginTx(ctx, nil)
-	require.NoError(t, err)
-	_, err = tx.ExecContext(ctx, "UPDATE t SET v = 2 WHERE id = 1")
-	require.NoError(t, err)
+	tx = begun(t, ctx, db, "UPDATE t SET v = 2 WHERE id = 1")
 	require.NoError(t, tx.Commit(), "held once, then passes")
 	require.NoError(t, p.Heal())
 }

@@ -1,11 +1,9 @@
 package faultproxy
 
 import (
-	"database/sql"
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
@@ -18,17 +16,15 @@ var addScript = redis.NewScript(`return redis.call('SET', KEYS[1], ARGV[1])`)
 const lostTimeout = time.Second
 
 func TestLostReplyRedisAddOnAnEstablishedConnection(t *testing.T) {
-	ctx := testCtx(t)
-	p, direct := redisLink(t, newServer(t, 1))
+	ctx := localtest.Context(t)
+	p, direct, c := redisLink(t, lostTimeout)
 	require.NoError(t, addScript.Load(ctx, direct).Err())
-	c := redisClient(t, p.Addr(), lostTimeout)
 	require.NoError(t, c.Ping(ctx).Err(), "the pooled connection is established before the fault")
 
-	id, err := p.Add(Fault{Kind: LostReplyRedisAdd})
-	require.NoError(t, err)
+	id := added(t, p, Fault{Kind: LostReplyRedisAdd})
 	require.NoError(t, c.Set(ctx, "plain", "1", 0).Err(), "other commands pass")
 
-	err = addScript.EvalSha(ctx, c, []string{"job:1"}, "v1").Err()
+	err := addScript.EvalSha(ctx, c, []string{"job:1"}, "v1").Err()
 	require.True(t, isTimeout(err), "want a timeout, got %v", err)
 	require.Equal(t, "v1", direct.Get(ctx, "job:1").Val(), "the add ran")
 	fired, err := p.Fired(id)
@@ -41,18 +37,16 @@ func TestLostReplyRedisAddOnAnEstablishedConnection(t *testing.T) {
 }
 
 func TestLostReplyRedisAddInAPipelineLosesRepliesFromTheAddOn(t *testing.T) {
-	ctx := testCtx(t)
-	p, direct := redisLink(t, newServer(t, 1))
+	ctx := localtest.Context(t)
+	p, direct, c := redisLink(t, lostTimeout)
 	require.NoError(t, addScript.Load(ctx, direct).Err())
-	c := redisClient(t, p.Addr(), lostTimeout)
-	_, err := p.Add(Fault{Kind: LostReplyRedisAdd})
-	require.NoError(t, err)
+	added(t, p, Fault{Kind: LostReplyRedisAdd})
 
 	pipe := c.Pipeline()
 	before := pipe.Set(ctx, "before", "1", 0)
 	addScript.EvalSha(ctx, pipe, []string{"job:p"}, "v")
 	pipe.Set(ctx, "after", "1", 0)
-	_, err = pipe.Exec(ctx)
+	_, err := pipe.Exec(ctx)
 	require.True(t, isTimeout(err), "want a timeout, got %v", err)
 	require.Equal(t, "OK", before.Val(), "the reply before the add arrived")
 	require.Equal(t, "v", direct.Get(ctx, "job:p").Val())
@@ -61,15 +55,13 @@ func TestLostReplyRedisAddInAPipelineLosesRepliesFromTheAddOn(t *testing.T) {
 }
 
 func TestLostReplyRedisAddInATransaction(t *testing.T) {
-	ctx := testCtx(t)
-	p, direct := redisLink(t, newServer(t, 1))
+	ctx := localtest.Context(t)
+	p, direct, c := redisLink(t, lostTimeout)
 	require.NoError(t, addScript.Load(ctx, direct).Err())
-	c := redisClient(t, p.Addr(), lostTimeout)
 	require.NoError(t, c.Ping(ctx).Err())
-	_, err := p.Add(Fault{Kind: LostReplyRedisAdd})
-	require.NoError(t, err)
+	added(t, p, Fault{Kind: LostReplyRedisAdd})
 
-	_, err = c.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+	_, err := c.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
 		pipe.Set(ctx, "tx-other", "1", 0)
 		addScript.EvalSha(ctx, pipe, []string{"job:tx"}, "v")
 		return nil
@@ -80,15 +72,13 @@ func TestLostReplyRedisAddInATransaction(t *testing.T) {
 }
 
 func TestLostReplyRedisAddSkipsANOSCRIPTReply(t *testing.T) {
-	ctx := testCtx(t)
-	p, direct := redisLink(t, newServer(t, 1))
+	ctx := localtest.Context(t)
+	p, direct, c := redisLink(t, lostTimeout)
 	require.NoError(t, direct.ScriptFlush(ctx).Err())
-	c := redisClient(t, p.Addr(), lostTimeout)
-	id, err := p.Add(Fault{Kind: LostReplyRedisAdd})
-	require.NoError(t, err)
+	id := added(t, p, Fault{Kind: LostReplyRedisAdd})
 
 	// Run sends EVALSHA, gets NOSCRIPT (which must come through), then EVAL.
-	err = addScript.Run(ctx, c, []string{"job:n"}, "v").Err()
+	err := addScript.Run(ctx, c, []string{"job:n"}, "v").Err()
 	require.True(t, isTimeout(err), "want a timeout on the EVAL, got %v", err)
 	require.Equal(t, "v", direct.Get(ctx, "job:n").Val())
 	fired, err := p.Fired(id)
@@ -96,45 +86,21 @@ func TestLostReplyRedisAddSkipsANOSCRIPTReply(t *testing.T) {
 	require.Equal(t, 1, fired)
 }
 
-// mysqlVia returns a pool of one connection to dsn's database through p.
-func mysqlVia(t *testing.T, p *Proxy, dsn string) *sql.DB {
-	t.Helper()
-	cfg, err := mysql.ParseDSN(dsn)
-	require.NoError(t, err)
-	cfg.Addr, cfg.ReadTimeout, cfg.Timeout = p.Addr(), 2*time.Second, 10*time.Second
-	db, err := sql.Open("mysql", cfg.FormatDSN())
-	require.NoError(t, err)
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { _ = db.Close() })
-	return db
-}
-
 func TestLostReplyMySQLCommit(t *testing.T) {
-	for _, established := range []bool{true, false} {
-		name := "fault added before the connection"
-		if established {
-			name = "established connection"
-		}
-		t.Run(name, func(t *testing.T) {
-			ctx := testCtx(t)
-			direct, dsn := localtest.MySQL(t)
-			_, err := direct.ExecContext(ctx, "CREATE TABLE t (id INT PRIMARY KEY)")
-			require.NoError(t, err)
-			cfg, err := mysql.ParseDSN(dsn)
-			require.NoError(t, err)
-			p, err := newServer(t, 1).Link("mysql", cfg.Addr)
-			require.NoError(t, err)
-			db := mysqlVia(t, p, dsn)
-			if established {
+	for _, tc := range []struct {
+		name        string
+		established bool
+	}{{"established connection", true}, {"fault added before the connection", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := localtest.Context(t)
+			direct, p, dsn := mysqlLink(t, 1, "CREATE TABLE t (id INT PRIMARY KEY)")
+			db := localtest.MySQLVia(t, dsn, p.Addr())
+			if tc.established {
 				require.NoError(t, db.PingContext(ctx))
 			}
 
-			id, err := p.Add(Fault{Kind: LostReplyMySQLCommit})
-			require.NoError(t, err)
-			tx, err := db.BeginTx(ctx, nil)
-			require.NoError(t, err)
-			_, err = tx.ExecContext(ctx, "INSERT INTO t VALUES (1)")
-			require.NoError(t, err)
+			id := added(t, p, Fault{Kind: LostReplyMySQLCommit})
+			tx := begun(t, ctx, db, "INSERT INTO t VALUES (1)")
 			require.Error(t, tx.Commit(), "the COMMIT's reply is lost")
 
 			var n int
@@ -144,10 +110,7 @@ func TestLostReplyMySQLCommit(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, 1, fired)
 
-			tx, err = db.BeginTx(ctx, nil)
-			require.NoError(t, err)
-			_, err = tx.ExecContext(ctx, "INSERT INTO t VALUES (2)")
-			require.NoError(t, err)
+			tx = begun(t, ctx, db, "INSERT INTO t VALUES (2)")
 			require.NoError(t, tx.Commit(), "fired once, then passes")
 			require.NoError(t, p.Heal())
 		})

@@ -2,12 +2,14 @@ package faultproxy
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"math/rand"
 	"net"
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
@@ -26,13 +28,47 @@ func newServer(t *testing.T, seed int64) *Server {
 	return s
 }
 
-// redisLink starts a private Redis and a link to it.
-func redisLink(t *testing.T, s *Server) (*Proxy, *redis.Client) {
+// mysqlLink creates a fresh database on the shared MariaDB, runs setup on
+// it directly, and links a new server seeded with seed to it. It returns
+// the direct pool (to look behind the proxy), the link and the database's
+// DSN; localtest.MySQLVia(t, dsn, p.Addr()) connects through the link.
+func mysqlLink(t *testing.T, seed int64, setup ...string) (*sql.DB, *Proxy, string) {
+	t.Helper()
+	direct, dsn := localtest.MySQLWith(t, setup...)
+	cfg, err := mysql.ParseDSN(dsn)
+	require.NoError(t, err)
+	p, err := newServer(t, seed).Link("mysql", cfg.Addr)
+	require.NoError(t, err)
+	return direct, p, dsn
+}
+
+// added adds f to p and returns its id.
+func added(t *testing.T, p *Proxy, f Fault) string {
+	t.Helper()
+	id, err := p.Add(f)
+	require.NoError(t, err)
+	return id
+}
+
+// begun begins a transaction on db and runs stmt in it; the caller ends it.
+func begun(t *testing.T, ctx context.Context, db *sql.DB, stmt string) *sql.Tx {
+	t.Helper()
+	tx, err := db.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	_, err = tx.ExecContext(ctx, stmt)
+	require.NoError(t, err)
+	return tx
+}
+
+// redisLink starts a private Redis and a link to it on a server seeded 1.
+// It returns the link, a client straight to Redis, and one through the link
+// with readTimeout (redisClient).
+func redisLink(t *testing.T, readTimeout time.Duration) (*Proxy, *redis.Client, *redis.Client) {
 	t.Helper()
 	r := localtest.Redis(t)
-	p, err := s.Link("redis/t", r.Addr())
+	p, err := newServer(t, 1).Link("redis/t", r.Addr())
 	require.NoError(t, err)
-	return p, redisClient(t, r.Addr(), 10*time.Second)
+	return p, redisClient(t, r.Addr(), 10*time.Second), redisClient(t, p.Addr(), readTimeout)
 }
 
 // redisClient connects with one pooled connection and no retries, so a
@@ -45,6 +81,13 @@ func redisClient(t *testing.T, addr string, readTimeout time.Duration) *redis.Cl
 	})
 	t.Cleanup(func() { _ = c.Close() })
 	return c
+}
+
+// healed heals p and waits until a ping through it, on c, is answered again.
+func healed(t *testing.T, ctx context.Context, p *Proxy, c *redis.Client) {
+	t.Helper()
+	require.NoError(t, p.Heal())
+	eventually(t, "ping after heal", func() error { return c.Ping(ctx).Err() })
 }
 
 // eventually polls f until it succeeds or the (generous) deadline passes.
@@ -66,10 +109,4 @@ func eventually(t *testing.T, what string, f func() error) {
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
-}
-
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
 }

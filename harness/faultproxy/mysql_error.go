@@ -56,12 +56,11 @@ func (e mysqlErrorReply) packet() []byte {
 // packet drawn for that token. Draws come from the fault's seeded
 // generator.
 type sqlError struct {
-	mu       sync.Mutex
-	rng      *rand.Rand
-	prob     float64
-	pending  map[string]mysqlErrorReply
-	refused  int
-	answered int
+	mu      sync.Mutex
+	rng     *rand.Rand
+	prob    float64
+	pending map[string]mysqlErrorReply
+	refusals
 }
 
 func newSQLError(seed int64, prob float64) *sqlError {
@@ -82,7 +81,7 @@ func (s *sqlError) fire() string {
 	}
 	token := fmt.Sprintf("%s%016x", sqlErrorPrefix, s.rng.Uint64())
 	s.pending[token] = reply
-	s.refused++
+	s.countRefused()
 	return token
 }
 
@@ -103,18 +102,6 @@ func (s *sqlError) claimIn(payload []byte) (string, mysqlErrorReply, bool) {
 		}
 	}
 	return "", mysqlErrorReply{}, false
-}
-
-func (s *sqlError) countAnswered() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.answered++
-}
-
-func (s *sqlError) counts() (refused, answered int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.refused, s.answered
 }
 
 // sqlErrors holds every sql-error fault's shared state.
@@ -181,13 +168,6 @@ type mysqlRefuse struct {
 }
 
 func (r *mysqlRefuse) process(data []byte) []byte { return scanChunk(&r.hold, &r.sc, r, data) }
-
-func (r *mysqlRefuse) mode() scanMode {
-	if r.opaque {
-		return scanPass
-	}
-	return scanOn
-}
 
 func (r *mysqlRefuse) on(ev packetEvent) {
 	r.onPacket(ev, func() bool { return true }, r.onCommand)

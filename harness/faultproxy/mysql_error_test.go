@@ -10,29 +10,25 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 )
 
+// counterTable is a table of one counter row, v = 0, for the statements a
+// test sends through the link.
+var counterTable = []string{"CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)", "INSERT INTO t VALUES (1, 0)"}
+
 func TestSQLErrorAnswersLockingStatementsWithoutRunningThem(t *testing.T) {
-	for _, prepared := range []bool{false, true} {
-		name := "text protocol"
-		if prepared {
-			name = "prepared statements"
-		}
-		t.Run(name, func(t *testing.T) {
-			ctx := testCtx(t)
-			direct, dsn := localtest.MySQL(t)
-			_, err := direct.ExecContext(ctx, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)")
-			require.NoError(t, err)
-			_, err = direct.ExecContext(ctx, "INSERT INTO t VALUES (1, 0)")
-			require.NoError(t, err)
+	for _, tc := range []struct {
+		name     string
+		prepared bool
+	}{{"text protocol", false}, {"prepared statements", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := localtest.Context(t)
+			direct, p, dsn := mysqlLink(t, 3, counterTable...)
 			cfg, err := mysql.ParseDSN(dsn)
 			require.NoError(t, err)
-			p, err := newServer(t, 3).Link("mysql", cfg.Addr)
-			require.NoError(t, err)
-			cfg.InterpolateParams = !prepared
-			db := mysqlVia(t, p, cfg.FormatDSN())
+			cfg.InterpolateParams = !tc.prepared
+			db := localtest.MySQLVia(t, cfg.FormatDSN(), p.Addr())
 			require.NoError(t, db.PingContext(ctx), "the pooled connection is established before the fault")
 
-			id, err := p.Add(Fault{Kind: SQLError})
-			require.NoError(t, err)
+			id := added(t, p, Fault{Kind: SQLError})
 			var v int
 			require.NoError(t, db.QueryRowContext(ctx, "SELECT v FROM t WHERE id = ?", 1).Scan(&v), "a plain read runs")
 			codes := map[uint16]string{}
@@ -62,19 +58,10 @@ func TestSQLErrorAnswersLockingStatementsWithoutRunningThem(t *testing.T) {
 }
 
 func TestSQLErrorProbabilityRefusesAShare(t *testing.T) {
-	ctx := testCtx(t)
-	direct, dsn := localtest.MySQL(t)
-	_, err := direct.ExecContext(ctx, "CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL)")
-	require.NoError(t, err)
-	_, err = direct.ExecContext(ctx, "INSERT INTO t VALUES (1, 0)")
-	require.NoError(t, err)
-	cfg, err := mysql.ParseDSN(dsn)
-	require.NoError(t, err)
-	p, err := newServer(t, 5).Link("mysql", cfg.Addr)
-	require.NoError(t, err)
-	db := mysqlVia(t, p, dsn)
-	_, err = p.Add(Fault{Kind: SQLError, Probability: 0.3})
-	require.NoError(t, err)
+	ctx := localtest.Context(t)
+	direct, p, dsn := mysqlLink(t, 5, counterTable...)
+	db := localtest.MySQLVia(t, dsn, p.Addr())
+	added(t, p, Fault{Kind: SQLError, Probability: 0.3})
 	failed := 0
 	for i := 0; i < 60; i++ {
 		if _, err := db.ExecContext(ctx, "UPDATE t SET v = v + 1 WHERE id = 1"); err != nil {

@@ -31,10 +31,10 @@ type mysqlWatch struct {
 func (w *mysqlWatch) process(data []byte) []byte { return scanChunk(&w.hold, &w.sc, w, data) }
 
 func (w *mysqlWatch) mode() scanMode {
-	if w.opaque || w.spent {
+	if w.spent {
 		return scanPass
 	}
-	return scanOn
+	return w.mysqlCommands.mode()
 }
 
 func (w *mysqlWatch) on(ev packetEvent) { w.onPacket(ev, w.lr.canFire, w.onCommand) }
@@ -70,6 +70,15 @@ func (m *mysqlCommands) onPacket(ev packetEvent, capture func() bool, command fu
 			command(m.sc.payload)
 		}
 	}
+}
+
+// mode scans the stream, or passes it once it is opaque; a filter with
+// states of its own checks them first.
+func (m *mysqlCommands) mode() scanMode {
+	if m.opaque {
+		return scanPass
+	}
+	return scanOn
 }
 
 // checkHandshake spots the client's handshake response (sequence id 1) and

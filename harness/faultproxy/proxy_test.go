@@ -13,17 +13,15 @@ import (
 )
 
 func TestLatencyDelaysARedisPing(t *testing.T) {
-	ctx := testCtx(t)
-	p, _ := redisLink(t, newServer(t, 1))
-	c := redisClient(t, p.Addr(), 10*time.Second)
+	ctx := localtest.Context(t)
+	p, _, c := redisLink(t, 10*time.Second)
 	require.NoError(t, c.Ping(ctx).Err())
 
 	for _, f := range []Fault{
 		{Kind: Latency, Latency: 200 * time.Millisecond},
 		{Kind: Latency, Latency: 150 * time.Millisecond, Jitter: 50 * time.Millisecond, Direction: Upstream},
 	} {
-		id, err := p.Add(f)
-		require.NoError(t, err)
+		id := added(t, p, f)
 		start := time.Now()
 		require.NoError(t, c.Ping(ctx).Err())
 		least := (f.Latency - f.Jitter) * 8 / 10
@@ -34,55 +32,45 @@ func TestLatencyDelaysARedisPing(t *testing.T) {
 }
 
 func TestBlackholeTimesOutAndHealRestores(t *testing.T) {
-	ctx := testCtx(t)
-	p, direct := redisLink(t, newServer(t, 1))
-	c := redisClient(t, p.Addr(), 500*time.Millisecond)
+	ctx := localtest.Context(t)
+	p, direct, c := redisLink(t, 500*time.Millisecond)
 	require.NoError(t, c.Ping(ctx).Err())
 
-	_, err := p.Add(Fault{Kind: Blackhole})
-	require.NoError(t, err)
-	err = c.Set(ctx, "down-held", "1", 0).Err()
+	added(t, p, Fault{Kind: Blackhole})
+	err := c.Set(ctx, "down-held", "1", 0).Err()
 	require.True(t, isTimeout(err), "want a timeout, got %v", err)
 	require.Equal(t, "1", direct.Get(ctx, "down-held").Val(), "downstream: the request ran, its reply was held")
 
-	require.NoError(t, p.Heal())
-	eventually(t, "ping after heal", func() error { return c.Ping(ctx).Err() })
+	healed(t, ctx, p, c)
 
-	_, err = p.Add(Fault{Kind: Blackhole, Direction: Upstream})
-	require.NoError(t, err)
+	added(t, p, Fault{Kind: Blackhole, Direction: Upstream})
 	err = c.Set(ctx, "up-held", "1", 0).Err()
 	require.True(t, isTimeout(err), "want a timeout, got %v", err)
 	require.ErrorIs(t, direct.Get(ctx, "up-held").Err(), redis.Nil, "upstream: the request never reached the server")
-	require.NoError(t, p.Heal())
-	eventually(t, "ping after heal", func() error { return c.Ping(ctx).Err() })
+	healed(t, ctx, p, c)
 }
 
 func TestResetBreaksConnectionsAndHealRestores(t *testing.T) {
-	ctx := testCtx(t)
-	p, _ := redisLink(t, newServer(t, 1))
-	c := redisClient(t, p.Addr(), 10*time.Second)
+	ctx := localtest.Context(t)
+	p, _, c := redisLink(t, 10*time.Second)
 	require.NoError(t, c.Ping(ctx).Err())
 
-	_, err := p.Add(Fault{Kind: Reset})
-	require.NoError(t, err)
-	err = c.Ping(ctx).Err()
+	added(t, p, Fault{Kind: Reset})
+	err := c.Ping(ctx).Err()
 	require.Error(t, err)
 	require.False(t, isTimeout(err), "a reset is not a timeout: %v", err)
-	require.NoError(t, p.Heal())
-	eventually(t, "ping after heal", func() error { return c.Ping(ctx).Err() })
+	healed(t, ctx, p, c)
 }
 
 func TestDownRefusesAndClosesThenHealListensOnTheSameAddress(t *testing.T) {
-	ctx := testCtx(t)
-	p, _ := redisLink(t, newServer(t, 1))
+	ctx := localtest.Context(t)
+	p, _, c := redisLink(t, 10*time.Second)
 	addr := p.Addr()
-	c := redisClient(t, addr, 10*time.Second)
 	require.NoError(t, c.Ping(ctx).Err())
 
-	id, err := p.Add(Fault{Kind: Down})
-	require.NoError(t, err)
+	id := added(t, p, Fault{Kind: Down})
 	require.Error(t, c.Ping(ctx).Err(), "the open connection is closed")
-	_, err = net.DialTimeout("tcp", addr, 5*time.Second)
+	_, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	require.Error(t, err, "new connections are refused")
 	require.Equal(t, []string{id}, p.Active())
 
@@ -93,9 +81,8 @@ func TestDownRefusesAndClosesThenHealListensOnTheSameAddress(t *testing.T) {
 }
 
 func TestBandwidthAndSlicerDeliverTheSameData(t *testing.T) {
-	ctx := testCtx(t)
-	p, direct := redisLink(t, newServer(t, 1))
-	c := redisClient(t, p.Addr(), 30*time.Second)
+	ctx := localtest.Context(t)
+	p, direct, c := redisLink(t, 30*time.Second)
 	value := strings.Repeat("0123456789abcdef", 16<<10) // 256 KiB
 	require.NoError(t, direct.Set(ctx, "big", value, 0).Err())
 
@@ -105,8 +92,7 @@ func TestBandwidthAndSlicerDeliverTheSameData(t *testing.T) {
 		{Kind: Slicer, Average: 512, Size: 200, Delay: 10},
 		{Kind: Slicer, Average: 64, Size: 32, Direction: Upstream},
 	} {
-		id, err := p.Add(f)
-		require.NoError(t, err)
+		id := added(t, p, f)
 		start := time.Now()
 		got, err := c.Get(ctx, "big").Result()
 		require.NoError(t, err, "%+v", f)
@@ -121,7 +107,7 @@ func TestBandwidthAndSlicerDeliverTheSameData(t *testing.T) {
 }
 
 func TestRedisRestartBehindTheProxyIsReachedAgain(t *testing.T) {
-	ctx := testCtx(t)
+	ctx := localtest.Context(t)
 	s := newServer(t, 1)
 	r := localtest.Redis(t)
 	p, err := s.Link("redis", r.Addr())

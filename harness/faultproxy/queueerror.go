@@ -13,6 +13,36 @@ import (
 // unknown-command error.
 const queueErrorPrefix = "outboxchaos_queue_error_"
 
+// refusals counts what a refusing fault (queue-error, sql-error) did: the
+// commands or statements its refuser kept from the server, and the error
+// replies its answerer handed to their client in their place. Both toxics
+// count at once.
+type refusals struct {
+	mu       sync.Mutex
+	refused  int
+	answered int
+}
+
+func (r *refusals) countRefused() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refused++
+}
+
+func (r *refusals) countAnswered() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.answered++
+}
+
+// counts says how many were refused and how many error replies reached
+// their client with the fault's message.
+func (r *refusals) counts() (refused, answered int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.refused, r.answered
+}
+
 // queueError is what one queue-error fault's two toxics share: the refuser
 // (upstream) replaces every command that writes a key of the broken queue
 // with the unknown command <token>, so Redis itself answers it with an error
@@ -23,10 +53,7 @@ type queueError struct {
 	keys   []byte // "<prefix>:<queue>:", the start of every key of the queue
 	token  string
 	answer []byte // the error reply the client sees
-
-	mu       sync.Mutex
-	refused  int
-	answered int
+	refusals
 }
 
 func newQueueError(seed int64, prefix, queue string) *queueError {
@@ -41,26 +68,6 @@ func newQueueError(seed int64, prefix, queue string) *queueError {
 // substitute is the request sent instead of a refused command.
 func (q *queueError) substitute() []byte {
 	return []byte("*1\r\n$" + strconv.Itoa(len(q.token)) + "\r\n" + q.token + "\r\n")
-}
-
-func (q *queueError) countRefused() {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.refused++
-}
-
-func (q *queueError) countAnswered() {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.answered++
-}
-
-// counts says how many commands were refused and how many error replies
-// reached their client with the fault's message.
-func (q *queueError) counts() (refused, answered int) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.refused, q.answered
 }
 
 // refuses says whether a request (its arguments, each cut at

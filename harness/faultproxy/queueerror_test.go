@@ -7,6 +7,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 )
 
 // queueAdd stands in for a BullMQ add: one script writing keys of a queue.
@@ -19,15 +21,13 @@ func addKeys(queue, job string) []string {
 const brokenReply = "ERR outboxchaos: queue ai-bulk is broken"
 
 func TestQueueErrorRefusesWritesToTheBrokenQueueOnly(t *testing.T) {
-	ctx := testCtx(t)
-	p, direct := redisLink(t, newServer(t, 1))
+	ctx := localtest.Context(t)
+	p, direct, c := redisLink(t, 5*time.Second)
 	require.NoError(t, queueAdd.Load(ctx, direct).Err())
 	require.NoError(t, direct.HSet(ctx, "bull:ai-bulk:old", "data", "x").Err())
-	c := redisClient(t, p.Addr(), 5*time.Second)
-	id, err := p.Add(Fault{Kind: QueueError, Queue: "ai-bulk"})
-	require.NoError(t, err)
+	id := added(t, p, Fault{Kind: QueueError, Queue: "ai-bulk"})
 
-	err = queueAdd.EvalSha(ctx, c, addKeys("ai-bulk", "j1"), "{}", "j1").Err()
+	err := queueAdd.EvalSha(ctx, c, addKeys("ai-bulk", "j1"), "{}", "j1").Err()
 	require.EqualError(t, err, brokenReply)
 	require.EqualError(t, queueAdd.Eval(ctx, c, addKeys("ai-bulk", "j1"), "{}", "j1").Err(), brokenReply)
 	require.EqualError(t, c.HSet(ctx, "bull:ai-bulk:j2", "data", "{}").Err(), brokenReply)
@@ -52,12 +52,10 @@ func TestQueueErrorRefusesWritesToTheBrokenQueueOnly(t *testing.T) {
 }
 
 func TestQueueErrorKeepsAPipelinesReplyOrder(t *testing.T) {
-	ctx := testCtx(t)
-	p, direct := redisLink(t, newServer(t, 1))
+	ctx := localtest.Context(t)
+	p, direct, c := redisLink(t, 5*time.Second)
 	require.NoError(t, queueAdd.Load(ctx, direct).Err())
-	c := redisClient(t, p.Addr(), 5*time.Second)
-	_, err := p.Add(Fault{Kind: QueueError, Queue: "ai-bulk"})
-	require.NoError(t, err)
+	added(t, p, Fault{Kind: QueueError, Queue: "ai-bulk"})
 
 	pipe := c.Pipeline()
 	before := pipe.Set(ctx, "before", "1", 0)
@@ -82,13 +80,11 @@ func TestQueueErrorKeepsAPipelinesReplyOrder(t *testing.T) {
 }
 
 func TestQueueErrorAbortsATransactionThatWritesTheQueue(t *testing.T) {
-	ctx := testCtx(t)
-	p, direct := redisLink(t, newServer(t, 1))
-	c := redisClient(t, p.Addr(), 5*time.Second)
-	_, err := p.Add(Fault{Kind: QueueError, Queue: "ai-bulk"})
-	require.NoError(t, err)
+	ctx := localtest.Context(t)
+	p, direct, c := redisLink(t, 5*time.Second)
+	added(t, p, Fault{Kind: QueueError, Queue: "ai-bulk"})
 
-	_, err = c.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+	_, err := c.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
 		pipe.Set(ctx, "tx-other", "1", 0)
 		pipe.HSet(ctx, "bull:ai-bulk:tx", "data", "{}")
 		return nil

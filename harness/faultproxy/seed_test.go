@@ -19,12 +19,9 @@ func drawChoices(t *testing.T, seed int64) choices {
 	t.Helper()
 	p, err := newServer(t, seed).Link("redis/d1", "127.0.0.1:1")
 	require.NoError(t, err)
-	jid, err := p.Add(Fault{Kind: Latency, Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond})
-	require.NoError(t, err)
-	sid, err := p.Add(Fault{Kind: Slicer, Average: 100, Size: 50})
-	require.NoError(t, err)
-	lid, err := p.Add(Fault{Kind: LostReplyRedisAdd, Times: 1000, Probability: 0.5})
-	require.NoError(t, err)
+	jid := added(t, p, Fault{Kind: Latency, Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond})
+	sid := added(t, p, Fault{Kind: Slicer, Average: 100, Size: 50})
+	lid := added(t, p, Fault{Kind: LostReplyRedisAdd, Times: 1000, Probability: 0.5})
 
 	var c choices
 	jitter := p.tp.Toxics.GetToxic(jid).Toxic.(*jitterToxic)

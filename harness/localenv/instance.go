@@ -198,6 +198,61 @@ func (in *instance) stop(ctx context.Context) error {
 	return nil
 }
 
+// server is the lifecycle MariaDB and Redis share: one local process on a
+// port of its own, with a temporary directory.
+type server struct{ in *instance }
+
+// Addr is "127.0.0.1:PORT".
+func (s server) Addr() string { return s.in.addr() }
+
+// Port is the TCP port; it stays the same across Kill/Stop and Start.
+func (s server) Port() int { return s.in.getPort() }
+
+// Dir is the server's temporary directory (its data and log).
+func (s server) Dir() string { return s.in.dir }
+
+// Pid is the process id of the running server, 0 when it is not running.
+func (s server) Pid() int { return s.in.pid() }
+
+// Kill sends SIGKILL and waits for the server to exit; its files (MariaDB's
+// data, Redis's append-only file with Persistence) are kept.
+func (s server) Kill() error { return s.in.kill() }
+
+// Stop shuts the server down with SIGTERM, falling back to SIGKILL when ctx
+// ends (after 30 s without a deadline); its files are kept.
+func (s server) Stop(ctx context.Context) error { return s.in.stop(ctx) }
+
+// Start runs the server again after Kill or Stop, on the same port with the
+// same files, and waits until it answers. It does nothing when it runs.
+func (s server) Start(ctx context.Context) error { return s.in.start(ctx) }
+
+// Restart is Stop then Start.
+func (s server) Restart(ctx context.Context) error { return s.in.restart(ctx) }
+
+// Close kills the server and removes its temporary directory; idempotent.
+func (s server) Close() error { return s.in.close() }
+
+// launch makes srv's instance of spec in dir (removing dir when that
+// fails), starts it, and has identify read the running server's version. A
+// server that does not come up is closed, its directory removed with it.
+func launch(ctx context.Context, srv *server, dir string, spec serverSpec, port int, identify func(context.Context) error) error {
+	in, err := newInstance(spec, port)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return err
+	}
+	srv.in = in
+	if err := in.start(ctx); err != nil {
+		_ = in.close()
+		return err
+	}
+	if err := identify(ctx); err != nil {
+		_ = in.close()
+		return err
+	}
+	return nil
+}
+
 // restart stops the server gracefully and starts it again.
 func (in *instance) restart(ctx context.Context) error {
 	if err := in.stop(ctx); err != nil {

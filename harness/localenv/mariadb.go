@@ -58,7 +58,7 @@ func (o MariaDBOptions) Validate() error {
 
 // MariaDB is a private mariadbd process with its own data directory.
 type MariaDB struct {
-	in      *instance
+	server
 	version string
 }
 
@@ -86,30 +86,22 @@ func StartMariaDB(ctx context.Context, opts MariaDBOptions) (*MariaDB, error) {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("start mariadb: copy template data directory: %w", err)
 	}
-	in, err := newInstance(mariadbSpec(bin, dir, opts), opts.Port)
-	if err != nil {
-		_ = os.RemoveAll(dir)
+	m := &MariaDB{}
+	if err := launch(ctx, &m.server, dir, mariadbSpec(bin, dir, opts), opts.Port, m.identify); err != nil {
 		return nil, fmt.Errorf("start mariadb: %w", err)
-	}
-	m := &MariaDB{in: in}
-	if err := m.startAndIdentify(ctx); err != nil {
-		_ = in.close()
-		return nil, err
 	}
 	return m, nil
 }
 
-func (m *MariaDB) startAndIdentify(ctx context.Context) error {
-	if err := m.in.start(ctx); err != nil {
-		return err
-	}
+// identify reads the running server's version.
+func (m *MariaDB) identify(ctx context.Context) error {
 	db, err := sql.Open("mysql", m.DSN(""))
 	if err != nil {
-		return fmt.Errorf("start mariadb: open: %w", err)
+		return fmt.Errorf("open: %w", err)
 	}
 	defer db.Close()
 	if err := db.QueryRowContext(ctx, "SELECT VERSION()").Scan(&m.version); err != nil {
-		return fmt.Errorf("start mariadb: read version: %w", err)
+		return fmt.Errorf("read version: %w", err)
 	}
 	return nil
 }
@@ -172,12 +164,6 @@ func pingMariaDB(ctx context.Context, addr string) error {
 	return db.PingContext(ctx)
 }
 
-// Addr is "127.0.0.1:PORT".
-func (m *MariaDB) Addr() string { return m.in.addr() }
-
-// Port is the TCP port; it stays the same across Kill/Stop and Start.
-func (m *MariaDB) Port() int { return m.in.getPort() }
-
 // DSN is a go-sql-driver DSN for root on database ("" for none), with
 // parseTime, UTC and multi-statements.
 func (m *MariaDB) DSN(database string) string {
@@ -186,26 +172,3 @@ func (m *MariaDB) DSN(database string) string {
 
 // Version is the server's SELECT VERSION(), read at the first start.
 func (m *MariaDB) Version() string { return m.version }
-
-// Dir is the server's temporary directory (data, socket, logs).
-func (m *MariaDB) Dir() string { return m.in.dir }
-
-// Pid is the process id of the running server, 0 when it is not running.
-func (m *MariaDB) Pid() int { return m.in.pid() }
-
-// Kill sends SIGKILL and waits for the server to exit; the data is kept.
-func (m *MariaDB) Kill() error { return m.in.kill() }
-
-// Stop shuts the server down with SIGTERM, falling back to SIGKILL when ctx
-// ends (after 30 s without a deadline); the data is kept.
-func (m *MariaDB) Stop(ctx context.Context) error { return m.in.stop(ctx) }
-
-// Start runs the server again after Kill or Stop, on the same port with the
-// same data, and waits until it answers. It does nothing when it runs.
-func (m *MariaDB) Start(ctx context.Context) error { return m.in.start(ctx) }
-
-// Restart is Stop then Start.
-func (m *MariaDB) Restart(ctx context.Context) error { return m.in.restart(ctx) }
-
-// Close kills the server and removes its temporary directory; idempotent.
-func (m *MariaDB) Close() error { return m.in.close() }

@@ -19,12 +19,14 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-func startMariaDB(t *testing.T, opts MariaDBOptions) *MariaDB {
+// started starts a server with start (StartMariaDB, StartRedis) and opts,
+// and closes it when the test ends.
+func started[O any, S interface{ Close() error }](t *testing.T, start func(context.Context, O) (S, error), opts O) S {
 	t.Helper()
-	m, err := StartMariaDB(testCtx(t), opts)
+	srv, err := start(testCtx(t), opts)
 	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, m.Close()) })
-	return m
+	t.Cleanup(func() { require.NoError(t, srv.Close()) })
+	return srv
 }
 
 func openDB(t *testing.T, dsn string) *sql.DB {
@@ -62,7 +64,7 @@ func TestMariaDBStartPingClose(t *testing.T) {
 
 func TestMariaDBKillAndStopKeepData(t *testing.T) {
 	ctx := testCtx(t)
-	m := startMariaDB(t, MariaDBOptions{})
+	m := started(t, StartMariaDB, MariaDBOptions{})
 	port := m.Port()
 	db := openDB(t, m.DSN(""))
 	_, err := db.Exec("CREATE DATABASE k; CREATE TABLE k.t (id INT PRIMARY KEY); INSERT INTO k.t VALUES (1)")
@@ -98,7 +100,7 @@ func requireCount(t *testing.T, m *MariaDB, want int) {
 }
 
 func TestMariaDBRootNeedsNoPasswordButGrantsAreOn(t *testing.T) {
-	m := startMariaDB(t, MariaDBOptions{Durable: true})
+	m := started(t, StartMariaDB, MariaDBOptions{Durable: true})
 	db := openDB(t, m.DSN(""))
 	_, err := db.Exec("CREATE USER 'app'@'%' IDENTIFIED BY 'secret'")
 	require.NoError(t, err, "grant tables must be loaded")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,7 +34,7 @@ func (o RedisOptions) Validate() error {
 
 // Redis is a private redis-server process with its own directory.
 type Redis struct {
-	in       *instance
+	server
 	version  string
 	password string
 }
@@ -56,32 +55,24 @@ func StartRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start redis: %w", err)
 	}
-	in, err := newInstance(redisSpec(bin, dir, opts), opts.Port)
-	if err != nil {
-		_ = os.RemoveAll(dir)
+	r := &Redis{password: opts.Password}
+	if err := launch(ctx, &r.server, dir, redisSpec(bin, dir, opts), opts.Port, r.identify); err != nil {
 		return nil, fmt.Errorf("start redis: %w", err)
-	}
-	r := &Redis{in: in, password: opts.Password}
-	if err := r.startAndIdentify(ctx); err != nil {
-		_ = in.close()
-		return nil, err
 	}
 	return r, nil
 }
 
-func (r *Redis) startAndIdentify(ctx context.Context) error {
-	if err := r.in.start(ctx); err != nil {
-		return err
-	}
+// identify reads the running server's version.
+func (r *Redis) identify(ctx context.Context) error {
 	c := redis.NewClient(&redis.Options{Addr: r.Addr(), Password: r.password, MaxRetries: -1})
 	defer c.Close()
 	info, err := c.Info(ctx, "server").Result()
 	if err != nil {
-		return fmt.Errorf("start redis: read version: %w", err)
+		return fmt.Errorf("read version: %w", err)
 	}
 	r.version = infoField(info, "redis_version")
 	if r.version == "" {
-		return fmt.Errorf("start redis: INFO server has no redis_version")
+		return fmt.Errorf("INFO server has no redis_version")
 	}
 	return nil
 }
@@ -144,12 +135,6 @@ func pingRedis(ctx context.Context, addr, password string) error {
 	return c.Ping(ctx).Err()
 }
 
-// Addr is "127.0.0.1:PORT".
-func (r *Redis) Addr() string { return r.in.addr() }
-
-// Port is the TCP port; it stays the same across Kill/Stop and Start.
-func (r *Redis) Port() int { return r.in.getPort() }
-
 // URL is "redis://127.0.0.1:PORT/db", or "redis://:PASSWORD@127.0.0.1:PORT/db"
 // for a server started with a Password.
 func (r *Redis) URL(db int) string {
@@ -161,27 +146,3 @@ func (r *Redis) URL(db int) string {
 
 // Version is the server's redis_version, read at the first start.
 func (r *Redis) Version() string { return r.version }
-
-// Dir is the server's temporary directory (data and log).
-func (r *Redis) Dir() string { return r.in.dir }
-
-// Pid is the process id of the running server, 0 when it is not running.
-func (r *Redis) Pid() int { return r.in.pid() }
-
-// Kill sends SIGKILL and waits for the server to exit; the append-only file
-// (with Persistence) is kept.
-func (r *Redis) Kill() error { return r.in.kill() }
-
-// Stop shuts the server down with SIGTERM, falling back to SIGKILL when ctx
-// ends (after 30 s without a deadline).
-func (r *Redis) Stop(ctx context.Context) error { return r.in.stop(ctx) }
-
-// Start runs the server again after Kill or Stop on the same port and waits
-// until it answers. It does nothing when it runs.
-func (r *Redis) Start(ctx context.Context) error { return r.in.start(ctx) }
-
-// Restart is Stop then Start.
-func (r *Redis) Restart(ctx context.Context) error { return r.in.restart(ctx) }
-
-// Close kills the server and removes its temporary directory; idempotent.
-func (r *Redis) Close() error { return r.in.close() }

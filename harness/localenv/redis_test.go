@@ -14,14 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func startRedis(t *testing.T, opts RedisOptions) *Redis {
-	t.Helper()
-	r, err := StartRedis(testCtx(t), opts)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, r.Close()) })
-	return r
-}
-
 func redisClient(t *testing.T, r *Redis) *redis.Client {
 	t.Helper()
 	opts, err := redis.ParseURL(r.URL(0))
@@ -55,7 +47,7 @@ func TestRedisKillKeepsDataOnlyWithPersistence(t *testing.T) {
 	for _, persist := range []bool{true, false} {
 		t.Run("persistence="+strconv.FormatBool(persist), func(t *testing.T) {
 			ctx := testCtx(t)
-			r := startRedis(t, RedisOptions{Persistence: persist})
+			r := started(t, StartRedis, RedisOptions{Persistence: persist})
 			port := r.Port()
 			require.NoError(t, redisClient(t, r).Set(ctx, "k", "v", 0).Err())
 			require.NoError(t, r.Kill())
@@ -74,7 +66,7 @@ func TestRedisKillKeepsDataOnlyWithPersistence(t *testing.T) {
 
 func TestRedisStopAndRestart(t *testing.T) {
 	ctx := testCtx(t)
-	r := startRedis(t, RedisOptions{Persistence: true})
+	r := started(t, StartRedis, RedisOptions{Persistence: true})
 	require.NoError(t, redisClient(t, r).Set(ctx, "k", "v", 0).Err())
 	require.NoError(t, r.Stop(ctx))
 	require.Zero(t, r.Pid())
@@ -90,7 +82,7 @@ func TestRedisStopAndRestart(t *testing.T) {
 // and come back on the same port.
 func TestRedisStartRetriesBusyPort(t *testing.T) {
 	ctx := testCtx(t)
-	r := startRedis(t, RedisOptions{})
+	r := started(t, StartRedis, RedisOptions{})
 	port := r.Port()
 	require.NoError(t, r.Kill())
 	l, err := net.Listen("tcp", r.Addr())

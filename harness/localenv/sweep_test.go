@@ -27,18 +27,26 @@ func writeOwner(t *testing.T, dir string, pid int, start uint64) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ownerFile), []byte(content), 0o644))
 }
 
-func TestSweepRemovesOnlyDeadOwnersDirsAndKillsTheirServer(t *testing.T) {
-	root := t.TempDir()
-	stale := filepath.Join(root, "outboxchaos-redis-stale")
-	writeOwner(t, stale, deadPid(t), 0)
+// spawnRedis starts a bare redis-server (no persistence) in dir, as a
+// server of the harness would run there, killed when the test ends.
+func spawnRedis(t *testing.T, dir string) *proc {
+	t.Helper()
 	port, err := freePort()
 	require.NoError(t, err)
 	bin, err := RedisBinary()
 	require.NoError(t, err)
-	orphan, err := spawn(bin, []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", stale, "--save", ""},
-		stale, filepath.Join(stale, "redis.log"))
+	p, err := spawn(bin, []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir, "--save", ""},
+		dir, filepath.Join(dir, "redis.log"))
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = orphan.kill() })
+	t.Cleanup(func() { _ = p.kill() })
+	return p
+}
+
+func TestSweepRemovesOnlyDeadOwnersDirsAndKillsTheirServer(t *testing.T) {
+	root := t.TempDir()
+	stale := filepath.Join(root, "outboxchaos-redis-stale")
+	writeOwner(t, stale, deadPid(t), 0)
+	orphan := spawnRedis(t, stale)
 
 	recycled := filepath.Join(root, "outboxchaos-mariadb-recycled")
 	writeOwner(t, recycled, os.Getpid(), selfStart()+1) // our pid, another start time: dead owner
@@ -68,16 +76,9 @@ func TestSweepSparesAServerOutsideTheDir(t *testing.T) {
 	stale := filepath.Join(root, "outboxchaos-redis-stale")
 	writeOwner(t, stale, deadPid(t), 0)
 	other := t.TempDir()
-	port, err := freePort()
-	require.NoError(t, err)
-	bin, err := RedisBinary()
-	require.NoError(t, err)
 	// A live redis-server in another directory whose pid is recorded in the
 	// stale directory (as after pid reuse) must survive the sweep.
-	p, err := spawn(bin, []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", other, "--save", ""},
-		other, filepath.Join(other, "redis.log"))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = p.kill() })
+	p := spawnRedis(t, other)
 	require.NoError(t, recordServerPid(stale, p.cmd.Process.Pid))
 
 	require.Equal(t, []string{stale}, sweepStale(root))

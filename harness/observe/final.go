@@ -138,59 +138,60 @@ func scanOutbox(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.Ou
 		ident(o.ID), ident(o.EventType), ident(o.AggregateID), ident(o.Status), "COALESCE("+colOr(o.Attempts, "0")+", 0)",
 		colOr(o.LastError, "NULL"), timeText(colOr(o.PublishedAt, "NULL")), timeText(colOr(o.CreatedAt, "NULL")),
 		ident(o.Table), ident(o.ID))
-	rows, err := db.QueryContext(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("read outbox rows: %w", err)
-	}
-	defer rows.Close()
-	out := []history.OutboxRow{}
-	for rows.Next() {
+	return scanAll(ctx, db, "outbox rows", q, nil, func(rows *sql.Rows) (history.OutboxRow, error) {
 		var r history.OutboxRow
 		var status string
 		var lastErr, published, created sql.NullString
 		if err := rows.Scan(&r.ID, &r.Type, &r.JobID, &status, &r.Attempts, &lastErr, &published, &created); err != nil {
-			return nil, fmt.Errorf("read outbox rows: %w", err)
+			return r, err
 		}
 		r.Status, r.LastError = canonical(m.OutboxStatus, status), lastErr.String
+		var err error
 		if r.PublishedAt, err = parseDBTime(published); err != nil {
-			return nil, fmt.Errorf("outbox row %d: published_at: %w", r.ID, err)
+			return r, fmt.Errorf("outbox row %d: published_at: %w", r.ID, err)
 		}
 		c, err := parseDBTime(created)
 		if err != nil {
-			return nil, fmt.Errorf("outbox row %d: created_at: %w", r.ID, err)
+			return r, fmt.Errorf("outbox row %d: created_at: %w", r.ID, err)
 		}
 		if c != nil {
 			r.Created = *c
 		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read outbox rows: %w", err)
-	}
-	return out, nil
+		return r, nil
+	})
 }
 
 func scanJobs(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.JobRow, error) {
 	j := m.Jobs
 	q := fmt.Sprintf("SELECT %s, %s, %s FROM %s ORDER BY %s",
 		ident(j.ID), ident(j.Queue), ident(j.Status), ident(j.Table), ident(j.ID))
-	rows, err := db.QueryContext(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("read jobs rows: %w", err)
-	}
-	defer rows.Close()
-	out := []history.JobRow{}
-	for rows.Next() {
+	return scanAll(ctx, db, "jobs rows", q, nil, func(rows *sql.Rows) (history.JobRow, error) {
 		var r history.JobRow
 		var status string
-		if err := rows.Scan(&r.ID, &r.Queue, &status); err != nil {
-			return nil, fmt.Errorf("read jobs rows: %w", err)
-		}
+		err := rows.Scan(&r.ID, &r.Queue, &status)
 		r.Status = canonical(m.JobStatus, status)
+		return r, err
+	})
+}
+
+// scanAll runs q with args and reads every row with scan; errors say what
+// was read ("outbox rows", "transitions"). No rows is an empty slice.
+func scanAll[T any](ctx context.Context, db *sql.DB, what, q string, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", what, err)
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		r, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", what, err)
+		}
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read jobs rows: %w", err)
+		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
 	return out, nil
 }

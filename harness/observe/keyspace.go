@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/internal/sleep"
 )
 
 // keyspaceLoop receives keyspace notifications until stopped. A receive error
@@ -45,7 +46,7 @@ func (o *RedisObserver) keyspaceLoop(ctx context.Context, ps *redis.PubSub, sinc
 				down = true
 				o.lost(caughtUp, fmt.Sprintf("pub/sub connection lost (%v)", err))
 			}
-			if !sleepCtx(ctx, reconnectBackoff) {
+			if sleep.For(ctx, reconnectBackoff) != nil {
 				return
 			}
 			continue
@@ -91,7 +92,7 @@ func (o *RedisObserver) reconfigure(ctx context.Context) {
 		if err = o.configure(ctx); err == nil {
 			return
 		}
-		if !sleepCtx(ctx, reconnectBackoff) {
+		if sleep.For(ctx, reconnectBackoff) != nil {
 			return
 		}
 	}
@@ -228,17 +229,5 @@ func closed(ch <-chan struct{}) bool {
 		return true
 	default:
 		return false
-	}
-}
-
-// sleepCtx waits d or until ctx ends; it reports whether the full wait passed.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/internal/sleep"
 )
 
 const (
@@ -49,11 +50,11 @@ func (o *RedisObserver) streamLoop(ctx context.Context, stopping <-chan struct{}
 			return
 		}
 		if _, err := o.readStreams(ctx, streamBlock); err != nil {
-			sleepCtx(ctx, reconnectBackoff)
+			_ = sleep.For(ctx, reconnectBackoff)
 			continue
 		}
 		if _, err := o.syncStreams(ctx); err != nil {
-			sleepCtx(ctx, reconnectBackoff)
+			_ = sleep.For(ctx, reconnectBackoff)
 		}
 	}
 }

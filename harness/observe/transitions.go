@@ -54,23 +54,9 @@ func ReadTransitions(ctx context.Context, db *sql.DB, m schema.Mapping, afterSeq
 	q := "SELECT `seq`, `tbl`, `row_id`, `op`, " + timeText("`at`") + ", `old_status`, `new_status`, `attempts`, " +
 		timeText("`available_at`") + ", `locked_by`, `lock_token`, " + timeText("`locked_until`") +
 		", `last_error`, `old_lock_token`, `old_last_error` FROM `" + HistoryTable + "` WHERE `seq` > ? ORDER BY `seq`"
-	rows, err := db.QueryContext(ctx, q, afterSeq)
-	if err != nil {
-		return nil, fmt.Errorf("read transitions: %w", err)
-	}
-	defer rows.Close()
-	var out []history.Transition
-	for rows.Next() {
-		t, err := scanTransition(rows, m)
-		if err != nil {
-			return nil, fmt.Errorf("read transitions: %w", err)
-		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read transitions: %w", err)
-	}
-	return out, nil
+	return scanAll(ctx, db, "transitions", q, []any{afterSeq}, func(rows *sql.Rows) (history.Transition, error) {
+		return scanTransition(rows, m)
+	})
 }
 
 func scanTransition(rows *sql.Rows, m schema.Mapping) (history.Transition, error) {

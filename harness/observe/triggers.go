@@ -75,28 +75,29 @@ func col(side, column string) string {
 
 func outboxRow(o schema.Outbox, event string) string {
 	cur, old := sides(event)
-	newStatus := col(cur, o.Status)
-	if event == "DELETE" {
-		newStatus = "NULL"
-	}
-	return strings.Join([]string{
-		quoteString(history.TableOutbox), "CAST(" + col(cur, o.ID) + " AS CHAR)", quoteString(strings.ToLower(event)),
-		"NOW(6)", col(old, o.Status), newStatus, col(cur, o.Attempts), col(cur, o.AvailableAt),
-		col(cur, o.LockedBy), col(cur, o.LockToken), col(cur, o.LockedUntil), col(cur, o.LastError),
-		col(old, o.LockToken), col(old, o.LastError),
-	}, ", ")
+	return strings.Join(append(rowHead(history.TableOutbox, o.ID, o.Status, event),
+		col(cur, o.Attempts), col(cur, o.AvailableAt), col(cur, o.LockedBy), col(cur, o.LockToken),
+		col(cur, o.LockedUntil), col(cur, o.LastError), col(old, o.LockToken), col(old, o.LastError),
+	), ", ")
 }
 
 func jobsRow(j schema.Jobs, event string) string {
+	return strings.Join(append(rowHead(history.TableJobs, j.ID, j.Status, event),
+		"NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL",
+	), ", ")
+}
+
+// rowHead is what every oc_history row starts with: the table, the row's
+// id, the event, the time, and the status before and after it (no status
+// after a DELETE).
+func rowHead(table, id, status, event string) []string {
 	cur, old := sides(event)
-	newStatus := col(cur, j.Status)
+	newStatus := col(cur, status)
 	if event == "DELETE" {
 		newStatus = "NULL"
 	}
-	return strings.Join([]string{
-		quoteString(history.TableJobs), "CAST(" + col(cur, j.ID) + " AS CHAR)", quoteString(strings.ToLower(event)),
-		"NOW(6)", col(old, j.Status), newStatus, "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL",
-	}, ", ")
+	return []string{quoteString(table), "CAST(" + col(cur, id) + " AS CHAR)", quoteString(strings.ToLower(event)),
+		"NOW(6)", col(old, status), newStatus}
 }
 
 // InstallTriggers creates oc_history (if missing) and the six triggers on the

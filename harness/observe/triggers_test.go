@@ -183,19 +183,19 @@ func TestInstallTriggersRejectsBadMappings(t *testing.T) {
 	db := withSchema(t, m)
 	ctx := localtest.Context(t)
 
-	missing := roomMapping()
-	missing.Outbox.LockToken = "lock_token"
-	require.ErrorContains(t, observe.InstallTriggers(ctx, db, missing), "column room_outbox.lock_token named by the schema mapping does not exist")
-
-	badTime := roomMapping()
-	badTime.Outbox.LockedUntil = "error_message"
-	require.ErrorContains(t, observe.InstallTriggers(ctx, db, badTime), "must be DATETIME or TIMESTAMP")
-
-	noTable := roomMapping()
-	noTable.Jobs.Table = "nowhere"
-	require.ErrorContains(t, observe.InstallTriggers(ctx, db, noTable), "table nowhere not found")
-
-	invalid := roomMapping()
-	invalid.Outbox.Payload = ""
-	require.ErrorContains(t, observe.InstallTriggers(ctx, db, invalid), "outbox.payload")
+	for _, tc := range []struct {
+		name  string
+		spoil func(*schema.Mapping)
+		want  string
+	}{
+		{"missing column", func(m *schema.Mapping) { m.Outbox.LockToken = "lock_token" },
+			"column room_outbox.lock_token named by the schema mapping does not exist"},
+		{"not a time", func(m *schema.Mapping) { m.Outbox.LockedUntil = "error_message" }, "must be DATETIME or TIMESTAMP"},
+		{"no table", func(m *schema.Mapping) { m.Jobs.Table = "nowhere" }, "table nowhere not found"},
+		{"invalid", func(m *schema.Mapping) { m.Outbox.Payload = "" }, "outbox.payload"},
+	} {
+		bad := roomMapping()
+		tc.spoil(&bad)
+		require.ErrorContains(t, observe.InstallTriggers(ctx, db, bad), tc.want, tc.name)
+	}
 }

@@ -73,15 +73,27 @@ func Map(m map[string]string) map[string]string {
 }
 
 // Strings returns a copy of list with each element passed through String.
-func Strings(list []string) []string {
+func Strings(list []string) []string { return Slice(list, String) }
+
+// Slice returns a copy of list with each element redacted by f (a record's
+// redaction: its fields passed through String), nil for nil.
+func Slice[T any](list []T, f func(T) T) []T {
 	if list == nil {
 		return nil
 	}
-	out := make([]string, len(list))
-	for i, s := range list {
-		out[i] = String(s)
+	out := make([]T, len(list))
+	for i, v := range list {
+		out[i] = f(v)
 	}
 	return out
+}
+
+// Fields passes each string the pointers name through String, in place:
+// the free-text fields of a record being redacted.
+func Fields(ps ...*string) {
+	for _, p := range ps {
+		*p = String(*p)
+	}
 }
 
 // Error returns err with its message passed through String (nil for nil).

@@ -77,3 +77,16 @@ func TestRegisteredPasswordsGoInTheirEscapedForms(t *testing.T) {
 		require.Equal(t, "auth | "+Mask+" |", got, in)
 	}
 }
+
+func TestSliceAndFieldsRedactCopiesOfRecords(t *testing.T) {
+	type rec struct{ a, b, kept string }
+	in := []rec{{"root:pw@/db", "password=pw", "pw"}}
+	out := Slice(in, func(r rec) rec {
+		Fields(&r.a, &r.b)
+		return r
+	})
+	require.Equal(t, []rec{{"root:***@/db", "password=***", "pw"}}, out, "only the named fields, and only their passwords")
+	require.Equal(t, "root:pw@/db", in[0].a, "the input is not modified")
+	require.Nil(t, Slice[rec](nil, func(r rec) rec { return r }))
+	require.Equal(t, []string{"u:***@/x"}, Strings([]string{"u:p@/x"}))
+}

@@ -35,40 +35,35 @@ func (n *Nemesis) FinalizeTrap(ctx context.Context, slot string, hold, settle, d
 	if n.obs == nil {
 		return false, fmt.Errorf("finalize trap %s: no Redis observer to signal job creations", slot)
 	}
-	end := time.Now().Add(deadline)
-	created := false
-	for {
-		left := time.Until(end)
-		if left <= 0 || ctx.Err() != nil {
-			return false, nil
-		}
-		link := n.links["mysql/"+slot]
-		var holdID string
-		var armed time.Time
-		hit, instance, m, err := n.armForHit(ctx, slot, left, FaultFinalizeTrapMiss, func() string {
-			armed = time.Now().UTC()
-			id, err := link.Add(faultproxy.Fault{Kind: faultproxy.CommitHoldMySQL, Hold: hold})
-			if err != nil {
-				return "the instance's COMMIT could not be held: " + err.Error()
-			}
-			holdID = id
-			return ""
-		})
+	landed, err := rearm(ctx, 1, deadline, func(left time.Duration) (tryResult, error) {
+		return n.tryFinalizeHold(ctx, slot, hold, settle, left)
+	})
+	return landed == 1, err
+}
+
+// tryFinalizeHold is one armed try of the finalize trap: up to d for a hit,
+// then the hold on its COMMIT.
+func (n *Nemesis) tryFinalizeHold(ctx context.Context, slot string, hold, settle, d time.Duration) (tryResult, error) {
+	link := n.links["mysql/"+slot]
+	var holdID string
+	var armed time.Time
+	hit, instance, m, err := n.armForHit(ctx, slot, d, FaultFinalizeTrapMiss, func() string {
+		armed = time.Now().UTC()
+		id, err := link.Add(faultproxy.Fault{Kind: faultproxy.CommitHoldMySQL, Hold: hold})
 		if err != nil {
-			return false, err
+			return "the instance's COMMIT could not be held: " + err.Error()
 		}
-		if hit.Job != "" {
-			landed, err := n.holdFinalize(ctx, slot, instance, hit, holdID, armed, settle)
-			if landed || err != nil {
-				return landed, err
-			}
-			continue
-		}
-		if m.seen == 0 && created {
-			return false, nil // jobs were created before, none now: the workload is over
-		}
-		created = created || m.seen > 0
+		holdID = id
+		return ""
+	})
+	switch {
+	case err != nil:
+		return tryResult{}, err
+	case hit.Job == "":
+		return tryResult{signals: m.seen}, nil
 	}
+	landed, err := n.holdFinalize(ctx, slot, instance, hit, holdID, armed, settle)
+	return tryResult{landed: landed, signals: m.seen}, err
 }
 
 // holdFinalize waits for the armed hold to catch a COMMIT and to release

@@ -11,6 +11,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/internal/sleep"
 	"github.com/outboxchaos/outboxchaos/harness/observe"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
@@ -64,17 +65,8 @@ func (n *Nemesis) Slots() []string { return append([]string(nil), n.slots...) }
 // Pick returns a slot chosen with the run's randomness.
 func (n *Nemesis) Pick() string { return n.slots[n.draws.rng.Intn(len(n.slots))] }
 
-// Sleep waits d or until ctx ends.
-func (n *Nemesis) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+// Sleep waits d or until ctx ends (then its error).
+func (n *Nemesis) Sleep(ctx context.Context, d time.Duration) error { return sleep.For(ctx, d) }
 
 func (n *Nemesis) window(kind, target string, params map[string]string) func() {
 	id := n.rec.StartFault(history.Fault{Kind: kind, Target: target, Params: params, Start: time.Now().UTC()})
@@ -135,15 +127,8 @@ func (n *Nemesis) CrashAt(ctx context.Context, slot string, point contract.Crash
 	}
 	end := n.window("crash-point", slot, map[string]string{"point": string(point), "nth": fmt.Sprint(nth)})
 	defer end()
-	env := cloneMap(n.slotEnv[slot])
-	for k, v := range vars {
-		env[k] = v
-	}
-	if err := n.stopForRearm(slot); err != nil {
-		return fmt.Errorf("crash at %s: stop %s: %w", point, slot, err)
-	}
-	if err := n.start(ctx, slot, env); err != nil {
-		return err
+	if err := n.restartArmed(ctx, slot, vars); err != nil {
+		return fmt.Errorf("crash at %s: %w", point, err)
 	}
 	if !n.waitCrash(ctx, slot, deadline) {
 		// The point was not reached in time (say, no work left): stop the
@@ -188,17 +173,23 @@ func (n *Nemesis) PauseAt(ctx context.Context, p Pause) error {
 	}
 	end := n.window("pause-at", slot, map[string]string{"point": string(point), "nth": fmt.Sprint(nth), "for": d.String()})
 	defer end()
+	if err := n.restartArmed(ctx, slot, vars); err != nil {
+		return fmt.Errorf("pause at %s: %w", point, err)
+	}
+	return n.Sleep(ctx, d+settle)
+}
+
+// restartArmed stops the slot's instance (stopForRearm) and starts it again
+// with the failpoint's vars added to its environment.
+func (n *Nemesis) restartArmed(ctx context.Context, slot string, vars map[string]string) error {
 	env := cloneMap(n.slotEnv[slot])
 	for k, v := range vars {
 		env[k] = v
 	}
 	if err := n.stopForRearm(slot); err != nil {
-		return fmt.Errorf("pause at %s: stop %s: %w", point, slot, err)
+		return fmt.Errorf("stop %s: %w", slot, err)
 	}
-	if err := n.start(ctx, slot, env); err != nil {
-		return err
-	}
-	return n.Sleep(ctx, d+settle)
+	return n.start(ctx, slot, env)
 }
 
 // stopForRearm stops the slot's instance so it can be started again with a

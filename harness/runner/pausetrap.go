@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
@@ -27,30 +26,19 @@ func (n *Nemesis) PauseTrap(ctx context.Context, p Pause, deadline time.Duration
 	if n.obs == nil {
 		return false, fmt.Errorf("pause trap %s: no Redis observer to signal job creations", slot)
 	}
-	end := time.Now().Add(deadline)
-	created := false
-	for {
-		left := time.Until(end)
-		if left <= 0 || ctx.Err() != nil {
-			return false, nil
-		}
+	landed, err := rearm(ctx, 1, deadline, func(left time.Duration) (tryResult, error) {
 		hit, instance, m, err := n.armForPause(ctx, slot, left)
-		if err != nil {
-			return false, err
+		switch {
+		case err != nil:
+			return tryResult{}, err
+		case hit.Job != "":
+			return tryResult{landed: true, signals: m.seen}, n.zombie(ctx, slot, instance, hit, d, settle)
+		case !n.alive(slot):
+			return tryResult{signals: m.seen}, n.start(ctx, slot, n.slotEnv[slot])
 		}
-		if hit.Job != "" {
-			return true, n.zombie(ctx, slot, instance, hit, d, settle)
-		}
-		if m.seen == 0 && created {
-			return false, nil // jobs were created before, none now: the workload is over
-		}
-		created = created || m.seen > 0
-		if !n.alive(slot) {
-			if err := n.start(ctx, slot, n.slotEnv[slot]); err != nil {
-				return false, err
-			}
-		}
-	}
+		return tryResult{signals: m.seen}, nil
+	})
+	return landed == 1, err
 }
 
 // armForPause waits up to d for a hit on the slot's instance, with its Redis
@@ -71,20 +59,17 @@ func (n *Nemesis) armForPause(ctx context.Context, slot string, d time.Duration)
 // spring ("" when it did). A try without a hit, or whose spring failed, is
 // recorded as a miss of kind missKind and returns no hit.
 func (n *Nemesis) armForHit(ctx context.Context, slot string, d time.Duration, missKind string, spring func() string) (supervisor.Hit, string, *matcher, error) {
-	redisLink := n.links["redis/"+slot]
-	sub := n.obs.Subscribe(signalBuffer)
-	defer sub.Close()
-	armed := time.Now().UTC()
-	instance := n.sup.Instances()[slot]
-	slow, err := redisLink.Add(faultproxy.Fault{Kind: faultproxy.Latency, Latency: windowLatency, Direction: faultproxy.Downstream})
+	a, err := n.arm(slot)
 	if err != nil {
-		return supervisor.Hit{}, instance, nil, fmt.Errorf("trap %s: delay redis replies: %w", slot, err)
+		return supervisor.Hit{}, n.sup.Instances()[slot], nil, fmt.Errorf("trap %s: %w", slot, err)
 	}
-	defer func() { _ = redisLink.Remove(slow) }()
+	defer a.sub.Close()
+	defer func() { _ = a.undelay() }()
+	instance := a.instance
 	tctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	hits := make(chan supervisor.Hit, 1)
-	m := newMatcher(n, slot, sub)
+	m := newMatcher(n, slot, a.sub)
 	go m.run(tctx, hits)
 	var hit supervisor.Hit
 	select {
@@ -101,12 +86,12 @@ func (n *Nemesis) armForHit(ctx context.Context, slot string, d time.Duration, m
 	}
 	if hit.Job == "" {
 		if ctx.Err() == nil {
-			n.recordMiss(missKind, slot, instance, armed, missReason(tctx.Err(), d), m)
+			n.recordMiss(missKind, slot, instance, a.at, missReason(tctx.Err(), d), m)
 		}
 		return hit, instance, m, nil
 	}
 	if why := spring(); why != "" {
-		n.recordMiss(missKind, slot, instance, armed, why, m)
+		n.recordMiss(missKind, slot, instance, a.at, why, m)
 		return supervisor.Hit{}, instance, m, nil
 	}
 	return hit, instance, m, nil

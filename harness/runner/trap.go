@@ -50,29 +50,42 @@ func (n *Nemesis) CrashWindow(ctx context.Context, slot string, nth int, deadlin
 // "window-trap" fault, every miss a "window-trap-miss". It returns how many
 // landed. For black-box dispatchers; with crash points use CrashWindow.
 func (n *Nemesis) TrapCrashes(ctx context.Context, count int, perTry, budget time.Duration) (int, error) {
+	landed, err := rearm(ctx, count, budget, func(left time.Duration) (tryResult, error) {
+		return n.trapWindow(ctx, n.longestRunning(), min(perTry, left))
+	})
+	if err != nil {
+		return landed, err
+	}
+	n.Note("window_traps_landed", fmt.Sprintf("%d/%d", landed, count))
+	return landed, nil
+}
+
+// rearm is the re-arm loop of every trap: it runs try, given the time left,
+// until want tries have landed, budget has passed or ctx has ended. It stops
+// early when a try saw no job created at all after earlier ones did: the
+// workload is over (before the first job, instances may still boot). It
+// returns how many tries landed, a try that landed and failed after
+// included.
+func rearm(ctx context.Context, want int, budget time.Duration, try func(left time.Duration) (tryResult, error)) (int, error) {
 	end := time.Now().Add(budget)
 	landed, created := 0, false
-	for landed < count {
+	for landed < want {
 		left := time.Until(end)
-		if left <= 0 {
+		if left <= 0 || ctx.Err() != nil {
 			break
 		}
-		t, err := n.trapWindow(ctx, n.longestRunning(), min(perTry, left))
-		if err != nil {
-			return landed, err
+		t, err := try(left)
+		if t.landed {
+			landed++
 		}
 		switch {
-		case t.landed:
-			landed++
-		case t.signals == 0 && created:
-			// Jobs were created before, none in a whole try: the workload
-			// is over. (Before the first job, instances may still boot.)
-			n.Note("window_traps_landed", fmt.Sprintf("%d/%d", landed, count))
+		case err != nil:
+			return landed, err
+		case !t.landed && t.signals == 0 && created:
 			return landed, nil
 		}
 		created = created || t.signals > 0
 	}
-	n.Note("window_traps_landed", fmt.Sprintf("%d/%d", landed, count))
 	return landed, nil
 }
 
@@ -86,19 +99,16 @@ func (n *Nemesis) trapWindow(ctx context.Context, slot string, deadline time.Dur
 	if n.obs == nil {
 		return tryResult{}, fmt.Errorf("window trap %s: no Redis observer to signal job creations", slot)
 	}
-	link, redisLink := n.links["mysql/"+slot], n.links["redis/"+slot]
-	sub := n.obs.Subscribe(signalBuffer)
-	defer sub.Close()
-	armed := time.Now().UTC()
-	instance := n.sup.Instances()[slot]
-	slow, err := redisLink.Add(faultproxy.Fault{Kind: faultproxy.Latency, Latency: windowLatency, Direction: faultproxy.Downstream})
+	link := n.links["mysql/"+slot]
+	a, err := n.arm(slot)
 	if err != nil {
-		return tryResult{}, fmt.Errorf("window trap %s: delay redis replies: %w", slot, err)
+		return tryResult{}, fmt.Errorf("window trap %s: %w", slot, err)
 	}
+	defer a.sub.Close()
 	tctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	hits := make(chan supervisor.Hit)
-	m := newMatcher(n, slot, sub)
+	m := newMatcher(n, slot, a.sub)
 	go m.run(tctx, hits)
 	undelayed := false
 	trap, err := n.sup.TrapWindow(tctx, slot, hits, func() (func() error, error) {
@@ -108,7 +118,7 @@ func (n *Nemesis) trapWindow(ctx context.Context, slot string, deadline time.Dur
 		// the kill, toxiproxy can take many seconds (15 s seen) to take it
 		// off the dead client's connection, and the link, the next trap on
 		// the slot and the restarted instance's Redis replies all wait.
-		undelayed = redisLink.Remove(slow) == nil
+		undelayed = a.undelay() == nil
 		return func() error { return link.Remove(id) }, err
 	})
 	cancel()
@@ -118,14 +128,14 @@ func (n *Nemesis) trapWindow(ctx context.Context, slot string, deadline time.Dur
 	case res.landed:
 		// Not removed before the kill: do it without holding up the next
 		// trap; the link's next fault or heal waits for it.
-		go func() { _ = redisLink.Remove(slow) }()
+		go func() { _ = a.undelay() }()
 	default:
-		if rmErr := redisLink.Remove(slow); rmErr != nil && err == nil {
+		if rmErr := a.undelay(); rmErr != nil && err == nil {
 			return res, fmt.Errorf("window trap %s: remove the reply delay: %w", slot, rmErr)
 		}
 	}
 	if err != nil && !res.landed && ctx.Err() == nil {
-		n.recordMiss(FaultWindowTrapMiss, slot, instance, armed, missReason(err, deadline), m)
+		n.recordMiss(FaultWindowTrapMiss, slot, a.instance, a.at, missReason(err, deadline), m)
 		err = nil // a miss: re-armed by the caller
 	}
 	if err != nil {
@@ -136,6 +146,32 @@ func (n *Nemesis) trapWindow(ctx context.Context, slot string, deadline time.Dur
 	}
 	return res, n.start(ctx, slot, n.slotEnv[slot])
 }
+
+// arming is one armed try on a slot: subscribed to the creation signal, its
+// instance's Redis replies delayed by windowLatency (its add lands at once,
+// it learns so only later). The caller closes sub and lifts the delay.
+type arming struct {
+	instance string    // the slot's instance when armed
+	at       time.Time // when armed
+	sub      *observe.Subscription
+	redis    *faultproxy.Proxy // the slot's Redis link
+	delay    string            // the latency fault's id on redis
+}
+
+func (n *Nemesis) arm(slot string) (*arming, error) {
+	a := &arming{sub: n.obs.Subscribe(signalBuffer), at: time.Now().UTC(),
+		instance: n.sup.Instances()[slot], redis: n.links["redis/"+slot]}
+	id, err := a.redis.Add(faultproxy.Fault{Kind: faultproxy.Latency, Latency: windowLatency, Direction: faultproxy.Downstream})
+	if err != nil {
+		a.sub.Close()
+		return nil, fmt.Errorf("delay redis replies: %w", err)
+	}
+	a.delay = id
+	return a, nil
+}
+
+// undelay lifts the reply delay.
+func (a *arming) undelay() error { return a.redis.Remove(a.delay) }
 
 func missReason(err error, deadline time.Duration) string {
 	if errors.Is(err, context.DeadlineExceeded) {

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math/rand"
 	"path/filepath"
@@ -42,14 +41,10 @@ type trapRig struct {
 
 func newTrapRig(t *testing.T) *trapRig {
 	t.Helper()
-	db, dsn := localtest.MySQL(t)
+	m := schema.Reference()
+	db, dsn := localtest.MySQLWith(t, m.DDL...)
 	cfg, err := mysql.ParseDSN(dsn)
 	require.NoError(t, err)
-	m := schema.Reference()
-	for _, stmt := range m.DDL {
-		_, err := db.Exec(stmt)
-		require.NoError(t, err)
-	}
 	redisSrv, rdb := localtest.RedisClient(t)
 	rec := history.NewRecorder(history.Meta{Scenario: t.Name()})
 	obs := observe.NewRedisObserver(rdb, "bull", []string{"q"}, rec)
@@ -90,6 +85,18 @@ func (r *trapRig) claim(t *testing.T, job, other string) string {
 	return fmt.Sprint(id)
 }
 
+// soleFault asserts that run recorded one fault, of kind, on inst, for the
+// held events, and returns it.
+func soleFault(t *testing.T, run history.Run, kind, inst, held string) history.Fault {
+	t.Helper()
+	require.Len(t, run.Faults, 1)
+	f := run.Faults[0]
+	require.Equal(t, kind, f.Kind)
+	require.Equal(t, inst, f.Target)
+	require.Equal(t, held, f.Params["events"])
+	return f
+}
+
 // Adds in the styles a black-box dispatcher may use: bullmq's own (hash,
 // wait, "added" entry), hash and push only, and no jobId (BullMQ's counter
 // id, the row in data.jobId).
@@ -103,6 +110,15 @@ return 1`
 
 func (r *trapRig) add(ctx context.Context, script, bullID, data string) error {
 	return r.rdb.Eval(ctx, script, []string{"bull:q:" + bullID, "bull:q:wait", "bull:q:events"}, bullID, data).Err()
+}
+
+// addAfter adds job-a's job in bullmq's style as bullID once the trap the
+// test arms next has had after to arm.
+func (r *trapRig) addAfter(ctx context.Context, after time.Duration, bullID string) {
+	go func() {
+		time.Sleep(after)
+		_ = r.add(ctx, addBullMQ, bullID, `{"jobId":"job-a"}`)
+	}()
 }
 
 func TestWindowTrapFiresForEveryAddStyle(t *testing.T) {
@@ -129,12 +145,8 @@ func TestWindowTrapFiresForEveryAddStyle(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, res.landed)
 			run := r.rec.Snapshot()
-			require.Len(t, run.Faults, 1)
-			f := run.Faults[0]
-			require.Equal(t, supervisor.FaultWindowTrap, f.Kind)
-			require.Equal(t, inst, f.Target)
+			f := soleFault(t, run, supervisor.FaultWindowTrap, inst, held)
 			require.Equal(t, "job-a", f.Params["job"])
-			require.Equal(t, held, f.Params["events"])
 			require.Equal(t, tc.bullID, f.Params["bull_id"])
 			require.NotEmpty(t, f.Params["source"])
 			killed := false
@@ -172,19 +184,12 @@ func TestPauseTrapStopsTheHolderPastItsLease(t *testing.T) {
 	ctx := localtest.Context(t)
 	held := r.claim(t, "job-a", "job-b")
 	inst := r.n.sup.Instances()["d1"]
-	go func() {
-		time.Sleep(300 * time.Millisecond)
-		_ = r.add(ctx, addBullMQ, "7", `{"jobId":"job-a"}`)
-	}()
+	r.addAfter(ctx, 300*time.Millisecond, "7")
 	landed, err := r.n.PauseTrap(ctx, Pause{Slot: "d1", For: 200 * time.Millisecond, Settle: 50 * time.Millisecond}, 10*time.Second)
 	require.NoError(t, err)
 	require.True(t, landed)
 	run := r.rec.Snapshot()
-	require.Len(t, run.Faults, 1)
-	f := run.Faults[0]
-	require.Equal(t, FaultPauseTrap, f.Kind)
-	require.Equal(t, inst, f.Target)
-	require.Equal(t, held, f.Params["events"])
+	f := soleFault(t, run, FaultPauseTrap, inst, held)
 	require.Equal(t, "7", f.Params["bull_id"])
 	require.GreaterOrEqual(t, f.End.Sub(f.Start), 250*time.Millisecond)
 	var acts []string
@@ -198,20 +203,6 @@ func TestPauseTrapStopsTheHolderPastItsLease(t *testing.T) {
 	require.Equal(t, inst, r.n.sup.Instances()["d1"], "the zombie runs on")
 }
 
-// viaLink opens one connection to the test database through the slot's
-// MySQL link, as the instance's own would be.
-func (r *trapRig) viaLink(t *testing.T) *sql.DB {
-	t.Helper()
-	cfg, err := mysql.ParseDSN(r.dsn)
-	require.NoError(t, err)
-	cfg.Addr = r.n.links["mysql/d1"].Addr()
-	db, err := sql.Open("mysql", cfg.FormatDSN())
-	require.NoError(t, err)
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { _ = db.Close() })
-	return db
-}
-
 // The finalize trap holds the instance's finalize after its add: the
 // UPDATE runs, its COMMIT waits in the proxy for the hold, the row stays
 // locked meanwhile, and the span is recorded from the arming to the
@@ -221,7 +212,7 @@ func TestFinalizeTrapHoldsTheCommitAfterTheAdd(t *testing.T) {
 	ctx := localtest.Context(t)
 	held := r.claim(t, "job-a", "job-b")
 	inst := r.n.sup.Instances()["d1"]
-	db := r.viaLink(t)
+	db := localtest.MySQLVia(t, r.dsn, r.n.links["mysql/d1"].Addr())
 	require.NoError(t, db.PingContext(ctx))
 	committed := make(chan error, 1)
 	go func() {
@@ -246,11 +237,7 @@ func TestFinalizeTrapHoldsTheCommitAfterTheAdd(t *testing.T) {
 	require.True(t, landed)
 	require.NoError(t, <-committed)
 	run := r.rec.Snapshot()
-	require.Len(t, run.Faults, 1)
-	f := run.Faults[0]
-	require.Equal(t, FaultFinalizeTrap, f.Kind)
-	require.Equal(t, inst, f.Target)
-	require.Equal(t, held, f.Params["events"])
+	f := soleFault(t, run, FaultFinalizeTrap, inst, held)
 	heldAt, err := time.Parse(time.RFC3339Nano, f.Params["held_at"])
 	require.NoError(t, err)
 	require.True(t, heldAt.After(f.Start), "armed before the COMMIT came")
@@ -265,10 +252,7 @@ func TestFinalizeTrapRecordsAMissWithoutACommit(t *testing.T) {
 	r := newTrapRig(t)
 	ctx := localtest.Context(t)
 	r.claim(t, "job-a", "job-b")
-	go func() {
-		time.Sleep(300 * time.Millisecond)
-		_ = r.add(ctx, addBullMQ, "7", `{"jobId":"job-a"}`)
-	}()
+	r.addAfter(ctx, 300*time.Millisecond, "7")
 	landed, err := r.n.FinalizeTrap(ctx, "d1", time.Second, 0, commitWait+3*time.Second)
 	require.NoError(t, err)
 	require.False(t, landed)

@@ -90,11 +90,7 @@ func newSup(t *testing.T) (*Supervisor, *history.Recorder, string) {
 
 const deadline = 30 * time.Second
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), deadline)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testCtx(t *testing.T) context.Context { return localtest.ContextWithin(t, deadline) }
 
 // eventually polls cond until it holds or the deadline passes.
 func eventually(t *testing.T, what string, cond func() bool) {

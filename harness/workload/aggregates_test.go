@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 )
@@ -15,16 +14,13 @@ import (
 // names the aggregate beside the jobId, the history records it, and every
 // event of an aggregate is on one queue.
 func TestProduceSpreadsEventsOverAggregates(t *testing.T) {
-	db := referenceDB(t)
-	rec := history.NewRecorder(history.Meta{})
-	cfg := producerConfig(db, 5, "agg", rec)
+	db, rec, cfg := producerRig(t, 5, "agg")
 	cfg.Mix, cfg.Aggregates = workload.Mix{Valid: 1}, 4
 	p := newProducer(t, cfg)
 	require.NoError(t, p.Produce(localtest.Context(t), 12))
 
 	rows := readOutbox(t, db)
-	events := rec.Snapshot().Events
-	require.Len(t, events, 12)
+	events := recorded(t, rec, 12)
 	queueOf := map[string]string{}
 	perAggregate := map[string]int{}
 	for i, e := range events {
@@ -51,9 +47,7 @@ func TestProduceSpreadsEventsOverAggregates(t *testing.T) {
 
 // Without Aggregates the payload is the contract's, {"jobId": ...} only.
 func TestProduceWithoutAggregatesKeepsTheContractPayload(t *testing.T) {
-	db := referenceDB(t)
-	rec := history.NewRecorder(history.Meta{})
-	cfg := producerConfig(db, 5, "noagg", rec)
+	db, rec, cfg := producerRig(t, 5, "noagg")
 	cfg.Mix = workload.Mix{Valid: 1}
 	require.NoError(t, newProducer(t, cfg).Produce(localtest.Context(t), 3))
 	rows := readOutbox(t, db)

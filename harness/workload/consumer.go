@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/internal/sleep"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
 
@@ -140,7 +141,7 @@ func (c *Consumer) work(ctx context.Context, w int) {
 		if err != nil {
 			if ctx.Err() == nil {
 				c.noteErr(err)
-				sleep(ctx, retryBackoff)
+				_ = sleep.For(ctx, retryBackoff)
 			}
 			continue
 		}
@@ -228,7 +229,7 @@ func (c *Consumer) retry(ctx context.Context, f func() error) error {
 			return nil
 		}
 		c.noteErr(err)
-		if !sleep(ctx, retryBackoff<<i) {
+		if sleep.For(ctx, retryBackoff<<i) != nil {
 			break
 		}
 	}
@@ -241,15 +242,3 @@ func (c *Consumer) noteErr(err error) {
 }
 
 func nowMillis() string { return strconv.FormatInt(time.Now().UnixMilli(), 10) }
-
-// sleep waits d or until ctx ends; it reports whether the full wait passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 )
 
@@ -15,15 +14,12 @@ import (
 // order, every event is still recorded once with the id it got, and a held
 // one says for how long and when it sent its COMMIT.
 func TestHoldCommitsIDsOutOfOrder(t *testing.T) {
-	db := referenceDB(t)
-	rec := history.NewRecorder(history.Meta{})
-	cfg := producerConfig(db, 7, "hold", rec)
+	db, rec, cfg := producerRig(t, 7, "hold")
 	cfg.Hold = workload.Hold{Share: 0.3, Min: 150 * time.Millisecond, Max: 300 * time.Millisecond}
 	cfg.Rate = 100
 	started := time.Now()
 	require.NoError(t, newProducer(t, cfg).Produce(context.Background(), 40))
-	events := rec.Snapshot().Events
-	require.Len(t, events, 40)
+	events := recorded(t, rec, 40)
 	rows := readOutbox(t, db)
 	require.Len(t, rows, 40)
 	held, behind := 0, 0

@@ -4,8 +4,6 @@ import (
 	"database/sql"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
@@ -17,10 +15,6 @@ func TestMain(m *testing.M) { localtest.MainNoLeaks(m) }
 // referenceDB returns a fresh database holding the contract's schema.
 func referenceDB(t *testing.T) *sql.DB {
 	t.Helper()
-	db, _ := localtest.MySQL(t)
-	for _, stmt := range schema.Reference().DDL {
-		_, err := db.Exec(stmt)
-		require.NoError(t, err, stmt)
-	}
+	db, _ := localtest.MySQLWith(t, schema.Reference().DDL...)
 	return db
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/internal/sleep"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
 
@@ -184,22 +185,7 @@ func (p *Producer) pace(ctx context.Context, start time.Time, i int) error {
 		return ctx.Err()
 	}
 	due := start.Add(time.Duration(float64(i) / p.cfg.Rate * float64(time.Second)))
-	return sleepCtx(ctx, time.Until(due))
-}
-
-// sleepCtx waits d, or less when ctx ends first (then its error).
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return sleep.For(ctx, time.Until(due))
 }
 
 // commitOne writes one event in one transaction and returns its outbox id.
@@ -214,7 +200,7 @@ func (p *Producer) commitOne(ctx context.Context, ev planned) (int64, error) {
 		if err == nil || !lockConflict(err) || attempt == lockConflictAttempts {
 			return id, err
 		}
-		if err := sleepCtx(ctx, time.Duration(attempt)*10*time.Millisecond); err != nil {
+		if err := sleep.For(ctx, time.Duration(attempt)*10*time.Millisecond); err != nil {
 			return 0, err
 		}
 	}

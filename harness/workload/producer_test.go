@@ -26,6 +26,23 @@ func producerConfig(db *sql.DB, seed uint64, runID string, rec *history.Recorder
 	}
 }
 
+// producerRig is a fresh reference database, a recorder, and a producer
+// configuration on both.
+func producerRig(t *testing.T, seed uint64, runID string) (*sql.DB, *history.Recorder, workload.ProducerConfig) {
+	t.Helper()
+	db := referenceDB(t)
+	rec := history.NewRecorder(history.Meta{})
+	return db, rec, producerConfig(db, seed, runID, rec)
+}
+
+// recorded returns the events rec holds, which must be n.
+func recorded(t *testing.T, rec *history.Recorder, n int) []history.Event {
+	t.Helper()
+	events := rec.Snapshot().Events
+	require.Len(t, events, n)
+	return events
+}
+
 func newProducer(t *testing.T, cfg workload.ProducerConfig) *workload.Producer {
 	t.Helper()
 	p, err := workload.NewProducer(cfg)
@@ -42,31 +59,30 @@ type jobRow struct {
 }
 
 func readOutbox(t *testing.T, db *sql.DB) map[int64]outboxRow {
-	t.Helper()
-	rows, err := db.Query("SELECT id, event_type, aggregate_id, payload, status FROM outbox_events")
-	require.NoError(t, err)
-	defer rows.Close()
-	out := map[int64]outboxRow{}
-	for rows.Next() {
-		var id int64
-		var r outboxRow
-		require.NoError(t, rows.Scan(&id, &r.typ, &r.jobID, &r.payload, &r.status))
-		out[id] = r
-	}
-	require.NoError(t, rows.Err())
-	return out
+	return readRows(t, db, "SELECT id, event_type, aggregate_id, payload, status FROM outbox_events",
+		func(rows *sql.Rows) (id int64, r outboxRow, err error) {
+			err = rows.Scan(&id, &r.typ, &r.jobID, &r.payload, &r.status)
+			return id, r, err
+		})
 }
 
 func readJobs(t *testing.T, db *sql.DB) map[string]jobRow {
+	return readRows(t, db, "SELECT id, queue_name, status FROM ai_jobs", func(rows *sql.Rows) (id string, r jobRow, err error) {
+		err = rows.Scan(&id, &r.queue, &r.status)
+		return id, r, err
+	})
+}
+
+// readRows runs q and keys each row that scan reads by the id it returns.
+func readRows[K comparable, V any](t *testing.T, db *sql.DB, q string, scan func(*sql.Rows) (K, V, error)) map[K]V {
 	t.Helper()
-	rows, err := db.Query("SELECT id, queue_name, status FROM ai_jobs")
+	rows, err := db.Query(q)
 	require.NoError(t, err)
 	defer rows.Close()
-	out := map[string]jobRow{}
+	out := map[K]V{}
 	for rows.Next() {
-		var id string
-		var r jobRow
-		require.NoError(t, rows.Scan(&id, &r.queue, &r.status))
+		id, r, err := scan(rows)
+		require.NoError(t, err)
 		out[id] = r
 	}
 	require.NoError(t, rows.Err())
@@ -133,13 +149,11 @@ func checkKind(t *testing.T, e history.Event, job jobRow) {
 }
 
 func TestProduceCommitsEveryKindWithMatchingRows(t *testing.T) {
-	db := referenceDB(t)
-	rec := history.NewRecorder(history.Meta{})
-	p := newProducer(t, producerConfig(db, 42, "r1", rec))
+	db, rec, cfg := producerRig(t, 42, "r1")
+	p := newProducer(t, cfg)
 	require.NoError(t, p.Produce(localtest.Context(t), 200))
 
-	events := rec.Snapshot().Events
-	require.Len(t, events, 200)
+	events := recorded(t, rec, 200)
 	counts := checkAgainstRows(t, db, events)
 	for _, kw := range []string{history.KindValid, history.KindUnknownType, history.KindMissingJob,
 		history.KindQueueDenied, history.KindIllegalJobID, history.KindAlreadyQueued} {
@@ -190,8 +204,7 @@ func TestSameSeedSameSequence(t *testing.T) {
 }
 
 func TestProduceRespectsRate(t *testing.T) {
-	db := referenceDB(t)
-	cfg := producerConfig(db, 1, "rate", history.NewRecorder(history.Meta{}))
+	_, _, cfg := producerRig(t, 1, "rate")
 	cfg.Rate = 50
 	p := newProducer(t, cfg)
 	start := time.Now()
@@ -200,12 +213,10 @@ func TestProduceRespectsRate(t *testing.T) {
 }
 
 func TestProduceBatchRecordsDatabaseIDs(t *testing.T) {
-	db := referenceDB(t)
-	rec := history.NewRecorder(history.Meta{})
-	p := newProducer(t, producerConfig(db, 3, "batch", rec))
+	db, rec, cfg := producerRig(t, 3, "batch")
+	p := newProducer(t, cfg)
 	require.NoError(t, p.ProduceBatch(localtest.Context(t), 1234))
-	events := rec.Snapshot().Events
-	require.Len(t, events, 1234)
+	events := recorded(t, rec, 1234)
 	checkAgainstRows(t, db, events)
 	ids := map[int64]bool{}
 	for _, e := range events {
@@ -279,7 +290,6 @@ func TestProduceWritesAgainAfterALockWaitTimeout(t *testing.T) {
 	cfg.Mix = workload.Mix{Valid: 1}
 	require.NoError(t, newProducer(t, cfg).Produce(ctx, 1), "a lock wait timeout is written again, not the run's end")
 	require.NoError(t, <-released)
-	events := rec.Snapshot().Events
-	require.Len(t, events, 1)
+	recorded(t, rec, 1)
 	require.Len(t, readOutbox(t, db), 1, "the event is committed once")
 }

@@ -36,7 +36,7 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/go-sql-driver/mysql" // registers the "mysql" driver
+	"github.com/go-sql-driver/mysql"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/outboxchaos/outboxchaos/harness/localenv"
@@ -136,6 +136,39 @@ func MySQL(t testing.TB) (*sql.DB, string) {
 	return db, dsn
 }
 
+// MySQLVia opens a pool of one connection to dsn's database at addr (a
+// fault proxy's link in front of the server), closed at t.Cleanup. Its
+// timeouts (10 s to connect, 2 s per read) turn a link that holds or drops
+// traffic into an error rather than a hung test.
+func MySQLVia(t testing.TB, dsn, addr string) *sql.DB {
+	t.Helper()
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatalf("localtest: parse %s: %v", dsn, err)
+	}
+	cfg.Addr, cfg.ReadTimeout, cfg.Timeout = addr, 2*time.Second, 10*time.Second
+	db, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatalf("localtest: open %s: %v", cfg.FormatDSN(), err)
+	}
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// MySQLWith is MySQL with ddl (a schema's statements, or any setup) run on
+// the fresh database first.
+func MySQLWith(t testing.TB, ddl ...string) (*sql.DB, string) {
+	t.Helper()
+	db, dsn := MySQL(t)
+	for _, stmt := range ddl {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("localtest: %s: %v", stmt, err)
+		}
+	}
+	return db, dsn
+}
+
 var unsafeChars = regexp.MustCompile(`[^a-z0-9_]+`)
 
 // databaseName derives a unique database name (at most 64 characters) from
@@ -193,8 +226,11 @@ func Eventually(t testing.TB, what string, cond func() bool) {
 
 // Context is a context for one test's server calls: two minutes at most,
 // cancelled at t.Cleanup.
-func Context(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+func Context(t testing.TB) context.Context { return ContextWithin(t, 2*time.Minute) }
+
+// ContextWithin is Context with d at most.
+func ContextWithin(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
 }
