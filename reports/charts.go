@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -126,7 +127,7 @@ func faultTitle(f history.Fault) string {
 	} else {
 		b.WriteString(clock(f.End) + " (" + shortDuration(f.End.Sub(f.Start)) + ")")
 	}
-	for _, k := range sortedKeys(f.Params) {
+	for _, k := range slices.Sorted(maps.Keys(f.Params)) {
 		b.WriteString(", " + k + "=" + f.Params[k])
 	}
 	return b.String()
