@@ -161,7 +161,7 @@ func crashPoints() runner.Scenario {
 	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
 		for round := 0; round < 2; round++ {
 			for _, p := range points {
-				if err := n.CrashAt(ctx, n.Pick(), contract.CrashPoint(p), 1+n.Rand().Intn(2), 5*time.Second); err != nil {
+				if err := crashAny(ctx, n, contract.CrashPoint(p), 2); err != nil {
 					return err
 				}
 			}
@@ -189,7 +189,7 @@ func leaseExpiry() runner.Scenario {
 		for i := 0; i < 4; i++ {
 			var err error
 			if n.HasCrashPoints() {
-				err = n.CrashAt(ctx, n.Pick(), "after-claim", 1+n.Rand().Intn(2), 5*time.Second)
+				err = crashAny(ctx, n, contract.AfterClaim, 2)
 			} else {
 				// From outside: a SIGKILL under load usually finds claims held.
 				err = n.Kill(ctx, n.Pick(), 300*time.Millisecond)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/outboxchaos/outboxchaos/harness/contract"
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 )
@@ -29,6 +30,12 @@ func both(ctx context.Context, a, b func(context.Context) error) error {
 	go func() { errs <- a(ctx) }()
 	go func() { errs <- b(ctx) }()
 	return errors.Join(<-errs, <-errs)
+}
+
+// crashAny crashes a drawn instance at point on one of its next hits of it
+// (the 1st up to the within-th, drawn), waiting up to 5 s for that hit.
+func crashAny(ctx context.Context, n *runner.Nemesis, point contract.CrashPoint, within int) error {
+	return n.CrashAt(ctx, n.Pick(), point, 1+n.Rand().Intn(within), 5*time.Second)
 }
 
 // link says which of a dependency's proxied links a network fault takes.
