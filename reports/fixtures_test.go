@@ -90,11 +90,11 @@ func allPass(reasons map[string]string) []check.Result {
 }
 
 // failed is invariant id (named as check.All names it) failed for reason,
-// with one violation.
-func failed(id, reason string, v check.Violation) check.Result {
+// with its violations.
+func failed(id, reason string, vs ...check.Violation) check.Result {
 	for _, c := range check.All() {
 		if c.ID == id {
-			return check.Result{ID: id, Name: c.Name, Verdict: check.Fail, Reason: reason, Violations: []check.Violation{v}}
+			return check.Result{ID: id, Name: c.Name, Verdict: check.Fail, Reason: reason, Violations: vs}
 		}
 	}
 	panic("no invariant " + id)
