@@ -415,7 +415,8 @@ func longOutage(dep string, d time.Duration) runner.Scenario {
 }
 
 // referenceDefaults is the reference dispatcher's default tuning
-// (reference.DefaultConfig after WithDerived).
+// (reference.DefaultConfig after WithDerived; the harness links no
+// dispatcher, so catalog_test.go checks this copy against the reference).
 func referenceDefaults() history.Tuning {
 	return history.Tuning{
 		PollInterval:   history.Duration(100 * time.Millisecond),
