@@ -59,7 +59,9 @@ func TestReferenceAndBasePassTheMutantScenarios(t *testing.T) {
 	work := filepath.Join(t.TempDir(), "work")
 	base, err := mutants.BaseAdapter()
 	require.NoError(t, err)
-	seen := map[string]bool{}
+	// mysql-restart's controls are TestReferenceAndBaseRideOutAMySQLRestart
+	// (restart_test.go), which also counts the restarts that ran.
+	seen := map[string]bool{"mysql-restart": true}
 	for _, m := range mutants.Catalog() {
 		if seen[m.Scenario] {
 			continue

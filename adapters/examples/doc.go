@@ -19,9 +19,16 @@
 //     claiming, finishes or releases the batch in hand and exits 0. It has no
 //     crash points. Install its packages with `make node-deps` (npm ci
 //     there); the tests skip with that advice when node_modules is missing.
-//     Baseline and redis-outage: every invariant passes.
+//     Baseline and redis-outage: every invariant passes. Its by-id
+//     statements name the outbox table with FORCE INDEX (PRIMARY): through
+//     the status index they waited on producers' open transactions
+//     (found by commit-order-gaps).
 //   - roomservice/: seed 002's room-service worker with its own schema,
 //     status words and configuration names, mapped by its manifest; fixed-
 //     interval retry by design, so I6 fails once an event is retried three
 //     times (package roomservice documents the verdicts).
+//
+// All three pass commit-order-gaps, lock-conflicts and mysql-restart
+// (newscenarios_test.go) and clock-skew (clockskew_test.go); ordering is
+// skipped for each, as none declares ordering: per-aggregate.
 package examples

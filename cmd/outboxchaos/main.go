@@ -23,6 +23,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -47,12 +48,20 @@ func main() {
 	// The harness's own Redis clients redial through restarts and outages
 	// on purpose; go-redis would print every failed dial.
 	redis.SetLogger(quietRedis{})
+	// Likewise the MySQL driver, for every connection a server restart or
+	// an outage cuts ("closing bad idle connection"); the statements that
+	// fail report their own errors.
+	_ = mysql.SetLogger(quietMySQL{})
 	os.Exit(run(os.Args[1:]))
 }
 
 type quietRedis struct{}
 
 func (quietRedis) Printf(context.Context, string, ...any) {}
+
+type quietMySQL struct{}
+
+func (quietMySQL) Print(...any) {}
 
 func run(args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {

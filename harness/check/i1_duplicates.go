@@ -43,7 +43,7 @@ func (ix *index) judgeDuplicates(t *tally) Result {
 		t.doubt("%d BullMQ job creations could not be matched to an ai_jobs row (the first: job %s in queue %s at %s)", n, c.BullID, c.Queue, clock(c.At))
 	}
 	if len(ix.creations.byJob) == 0 && len(ix.creations.unmatched) == 0 {
-		t.nothing("the ix.run created no BullMQ job")
+		t.nothing("the run created no BullMQ job")
 	}
 	return t.result(count(len(ix.creations.byJob), "job", "jobs") + " seen in BullMQ, none created more than once")
 }

@@ -33,7 +33,7 @@ func (ix *index) judgePublished(t *tally) Result {
 		ix.checkPublished(t, e)
 	}
 	if n == 0 {
-		return skipped("I2", "the ix.run produced no valid events")
+		return skipped("I2", "the run produced no valid events")
 	}
 	pass := fmt.Sprintf("every valid event (%d) published with its job queued", n)
 	if expected > 0 {

@@ -54,7 +54,7 @@ func (ix *index) judgeConsistent(t *tally) Result {
 		}
 	}
 	if len(ix.events) == 0 {
-		t.nothing("the ix.run produced no events")
+		t.nothing("the run produced no events")
 	}
 	return t.result(fmt.Sprintf("every event (%d) ends consistent: published exactly when its job is queued and exists in BullMQ", len(ix.events)))
 }

@@ -37,7 +37,7 @@ func (ix *index) judgePoison(t *tally) Result {
 		}
 	}
 	if n == 0 {
-		return skipped("I4", "the ix.run produced no poison events")
+		return skipped("I4", "the run produced no poison events")
 	}
 	if g, ok := ix.triggersGap(); ok {
 		t.doubt("the MySQL triggers had a gap at %s: a retry of a poison event may have gone unseen", clock(g.At))

@@ -42,7 +42,7 @@ func (ix *index) judgeBackoff(t *tally) Result {
 		t.doubt("the MySQL triggers had a gap at %s: a failure or an early claim may have gone unseen", clock(g.At))
 	}
 	if failures == 0 {
-		t.nothing("the ix.run had no transient failure (processing -> pending with a new error) whose backoff could be checked")
+		t.nothing("the run had no transient failure (processing -> pending with a new error) whose backoff could be checked")
 	}
 	return t.result(count(failures, "transient failure", "transient failures") + "; all backed off within bounds and none claimed early")
 }

@@ -81,6 +81,15 @@ func takeoverDelay(h hold) (time.Duration, bool) {
 	return max(d, 0), true
 }
 
+// endedByRecovery reports a claim ended by a takeover or a recovery at (or,
+// within DBSlack, just before) its lease end: it expired, however promptly
+// another instance took it; a dispatcher whose claimers take expired rows
+// over directly often does so within milliseconds of the lease end.
+func endedByRecovery(h hold) bool {
+	_, ok := takeoverDelay(h)
+	return ok
+}
+
 // recovery is what I8 made of one claim.
 type recovery int
 
@@ -108,7 +117,7 @@ func recoveryReason(n map[recovery]int) string {
 
 // checkRecovery judges one claim.
 func (ix *index) checkRecovery(t *tally, e history.Event, h hold) recovery {
-	if h.Until == nil || (h.End != nil && !h.End.At.After(h.Until.Add(DBSlack))) {
+	if h.Until == nil || (h.End != nil && !h.End.At.After(h.Until.Add(DBSlack)) && !endedByRecovery(h)) {
 		return recoveryNone
 	}
 	lv := ix.lv

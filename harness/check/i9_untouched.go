@@ -69,7 +69,7 @@ func (ix *index) judgeUntouched(t *tally) Result {
 		t.doubt("%d job hashes of the final scan had no earlier read to compare against", unread)
 	}
 	if len(last) == 0 && unread == 0 {
-		t.nothing("no BullMQ job hash was read in this ix.run")
+		t.nothing("no BullMQ job hash was read in this run")
 	}
 	reason := count(len(last), "job hash", "job hashes") + " read, none with its data or opts changed"
 	switch len(windows) {

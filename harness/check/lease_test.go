@@ -90,3 +90,30 @@ func TestNobodyAbleIsNotDue(t *testing.T) {
 	require.Equal(t, NotExercised, r.Verdict, "an exempt claim was not judged: %s", r.Reason)
 	require.Contains(t, r.Reason, "1 was not due: no other instance was able to recover it")
 }
+
+// A dead owner's claim taken over the moment its lease ran out (a claimer
+// that takes expired rows directly, within DBSlack of the lease end) expired
+// and was recovered: I8 judged it. The owner's own finalize at the same
+// moment is no recovery.
+func TestPromptTakeoverIsJudged(t *testing.T) {
+	build := func(kill bool) history.Run {
+		b := newBuilder("lease-expiry").start(0, "d1", "d2")
+		b.produce(1, "j-1", history.KindValid, 50)
+		b.claim(1, "d1", 100) // lease runs out at 2100
+		if !kill {
+			b.add("ai-default", "j-1", "j-1", 2090).publish(1, 2104)
+			return b.finish(2200, 12000, true)
+		}
+		b.proc("d1", "kill", 200)
+		b.takeover(1, "d2", 2104).add("ai-default", "j-1", "j-1", 2150).publish(1, 2200)
+		return b.finish(2300, 12000, true)
+	}
+	r := CheckLeaseRecovery(build(true))
+	require.Equal(t, Pass, r.Verdict, r.Reason)
+	require.Equal(t, "1 expired claim of a dead owner; 1 was taken over in time", r.Reason)
+	require.Equal(t, 1, r.Takeover.Count, "the takeover delay is measured")
+
+	r = CheckLeaseRecovery(build(false))
+	require.Equal(t, NotExercised, r.Verdict, r.Reason)
+	require.Equal(t, "no dead owner's claim expired", r.Reason)
+}

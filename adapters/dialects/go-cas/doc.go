@@ -15,8 +15,9 @@
 //
 // The rest: validation as the contract says (already dispatched ->
 // published with no add); each job added by its own script call (hash,
-// "added"/"waiting" stream entries, wait list, marker; a duplicate writes
-// "duplicated" and changes nothing); all outcomes in one transaction, every
+// "added"/"waiting" stream entries, wait list, marker, and a sent mark
+// that keeps a re-add a no-op for a week after a worker removed the job; a
+// duplicate writes "duplicated" and changes nothing); all outcomes in one transaction, every
 // write fenced by status and token; READ COMMITTED everywhere; SIGTERM ends
 // the round in progress and exits 0.
 //

@@ -74,15 +74,22 @@ func (w *worker) delay(attempts int) time.Duration {
 
 // addScript writes what a BullMQ add writes for a new custom jobId, minus the
 // events stream: the job hash, the id counter, the wait list and the marker
-// (so workers wake at once). An existing hash is left untouched.
+// (so workers wake at once), and a dispatched key (KEYS[5], expiring after
+// ARGV[6] seconds) that outlives the hash a worker deletes on completion. An
+// existing hash or dispatched key leaves everything untouched.
 const addScript = `
 redis.call('INCR', KEYS[2])
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('EXISTS', KEYS[5]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'name', ARGV[2], 'data', ARGV[3], 'opts', ARGV[4], 'timestamp', ARGV[5], 'delay', '0', 'priority', '0')
+redis.call('SET', KEYS[5], ARGV[5], 'EX', ARGV[6])
 redis.call('LPUSH', KEYS[3], ARGV[1])
 redis.call('ZADD', KEYS[4], 0, '0')
 return 1
 `
+
+// dispatchedFor is how long a dispatched key keeps a re-add of its jobId a
+// no-op (removeOnComplete deletes the hash, and BullMQ's own check with it).
+const dispatchedFor = 7 * 24 * time.Hour
 
 func (w *worker) addJob(ctx context.Context, queue, id string) error {
 	base := w.cfg.Prefix + ":" + queue + ":"
@@ -93,6 +100,6 @@ func (w *worker) addJob(ctx context.Context, queue, id string) error {
 		return err
 	}
 	opts := fmt.Sprintf(`{"jobId":%q,"attempts":0,"delay":0}`, id)
-	keys := []string{base + id, base + "id", base + "wait", base + "marker"}
-	return w.rdb.Eval(ctx, addScript, keys, id, queue, string(data), opts, time.Now().UnixMilli()).Err()
+	keys := []string{base + id, base + "id", base + "wait", base + "marker", "dispatched/" + w.cfg.Prefix + "/" + queue + "/" + id}
+	return w.rdb.Eval(ctx, addScript, keys, id, queue, string(data), opts, time.Now().UnixMilli(), int64(dispatchedFor.Seconds())).Err()
 }

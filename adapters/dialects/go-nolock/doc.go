@@ -15,8 +15,9 @@
 // gap locks stall the application's inserts); at the start of every round,
 // whichever instance polls returns expired claims to pending with
 // last_error unchanged; each event is then validated and added on its own
-// (one Lua call: job hash, id counter, wait list and marker, no events
-// stream: a real Worker consumes it, and the harness sees the creation by
+// (one Lua call: job hash, id counter, wait list and marker, and a
+// dispatched key kept a week so a re-add after a worker removed the job
+// adds nothing; no events stream: a real Worker consumes it, and the harness sees the creation by
 // its keyspace notification); the batch's outcomes are written in one
 // transaction (published + job created -> queued; permanent failures failed
 // at once; transient failures pending with last_error "transient (attempt

@@ -14,7 +14,8 @@
 // 2^(N-1), capped; failed at max attempts). The add is BullMQ's for a custom
 // jobId: counter, opts.maxLenEvents, "duplicated" for an existing job, else
 // hash, "added", wait (paused list while paused), marker unless held,
-// "waiting". OUTBOX_BATCH_SIZE is ignored: one event at a time. Expired
+// "waiting"; and a per-queue ledger of the week's adds, so a re-add after a
+// worker removed the job is a duplicate too. OUTBOX_BATCH_SIZE is ignored: one event at a time. Expired
 // claims go back to pending, error unchanged, at the start of every poll
 // round. SIGTERM stops between two events: nothing is held when it exits.
 //

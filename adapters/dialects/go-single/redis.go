@@ -58,9 +58,13 @@ func (l *heldLock) release() {
 // out: counter, maxLenEvents, duplicate check, hash, "added", wait or
 // paused, marker unless held, "waiting". ARGV[5] = "overwrite" is the
 // overwrite-job-data plant: an existing job's data and opts are rewritten.
+// Beside BullMQ's keys, a per-queue ledger (a sorted set of jobIds scored
+// by their add's time, trimmed to ARGV[7] ms) turns a re-add into a
+// duplicate after a worker removed the job (removeOnComplete), which
+// BullMQ's own check, on the hash alone, lets through.
 //
-//	KEYS 1 job  2 id  3 meta  4 events  5 wait  6 paused  7 marker  8 active
-//	ARGV 1 jobId  2 name  3 data  4 opts  5 mode  6 timestamp
+//	KEYS 1 job  2 id  3 meta  4 events  5 wait  6 paused  7 marker  8 active  9 ledger
+//	ARGV 1 jobId  2 name  3 data  4 opts  5 mode  6 timestamp  7 ledger span
 var bullScript = redis.NewScript(`
 redis.call('INCR', KEYS[2])
 local n = tonumber(redis.call('HGET', KEYS[3], 'opts.maxLenEvents') or '0')
@@ -73,7 +77,13 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('XADD', KEYS[4], 'MAXLEN', '~', n, '*', 'event', 'duplicated', 'jobId', ARGV[1])
   return 0
 end
+redis.call('ZREMRANGEBYSCORE', KEYS[9], '-inf', tonumber(ARGV[6]) - tonumber(ARGV[7]))
+if redis.call('ZSCORE', KEYS[9], ARGV[1]) then
+  redis.call('XADD', KEYS[4], 'MAXLEN', '~', n, '*', 'event', 'duplicated', 'jobId', ARGV[1])
+  return 0
+end
 redis.call('HSET', KEYS[1], 'name', ARGV[2], 'data', ARGV[3], 'opts', ARGV[4], 'timestamp', ARGV[6], 'delay', 0, 'priority', 0)
+redis.call('ZADD', KEYS[9], ARGV[6], ARGV[1])
 redis.call('XADD', KEYS[4], 'MAXLEN', '~', n, '*', 'event', 'added', 'jobId', ARGV[1], 'name', ARGV[2])
 local paused = redis.call('HGET', KEYS[3], 'paused')
 local c = tonumber(redis.call('HGET', KEYS[3], 'concurrency') or '0')
@@ -94,9 +104,13 @@ redis.call('LPUSH', KEYS[5], ARGV[1])
 redis.call('ZADD', KEYS[7], 0, '0')
 return 1`)
 
+// ledgerSpan is how long the ledger remembers an add: a week.
+const ledgerSpan = 7 * 24 * time.Hour
+
 func (s *single) bullAdd(ctx context.Context, e *claimed) error {
 	k := s.c.Prefix + ":" + e.queue + ":"
-	keys := []string{k + e.job, k + "id", k + "meta", k + "events", k + "wait", k + "paused", k + "marker", k + "active"}
+	keys := []string{k + e.job, k + "id", k + "meta", k + "events", k + "wait", k + "paused", k + "marker", k + "active",
+		"outbox-ledger:" + s.c.Prefix + ":" + e.queue}
 	payload := map[string]string{"jobId": e.job}
 	mode := "add"
 	if s.c.Plant == plantOverwrite {
@@ -111,5 +125,5 @@ func (s *single) bullAdd(ctx context.Context, e *claimed) error {
 	if s.c.Plant == plantBlindPush {
 		script = blindPush
 	}
-	return script.Run(ctx, s.rdb, keys, e.job, "ai-job", string(data), opts, mode, time.Now().UnixMilli()).Err()
+	return script.Run(ctx, s.rdb, keys, e.job, "ai-job", string(data), opts, mode, time.Now().UnixMilli(), ledgerSpan.Milliseconds()).Err()
 }

@@ -57,6 +57,12 @@
 //     exhausts its retries in a fraction of a second. Every other invariant
 //     holds (I2 is waived by that scenario). The Node.js example, whose
 //     backoff doubles, passes I6 in the same run.
+//   - commit-order-gaps, lock-conflicts, mysql-restart (newscenarios_test.go)
+//     and clock-skew (clockskew_test.go): every invariant passes. Its claim
+//     takes due rows by status, never past a high-water mark of ids, so a
+//     late commit is claimed when it shows. A deadlock or lock wait timeout
+//     on one of its locking statements fails the round (a claim) or leaves
+//     the row to its lease (a mark), and is never counted against the event.
 //
 // Not exercised by those tests, and worth knowing: a delivery is sequential
 // per record, so under Redis latency a batch can outlive its lease and be

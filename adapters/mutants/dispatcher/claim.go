@@ -53,6 +53,8 @@ func (d *Dispatcher) claim(ctx context.Context) (*batch, error) {
 			return d.claimUnderLock(ctx, tx, b)
 		case d.flow.claim == claimCompareAndSet:
 			return d.claimOne(ctx, tx, b)
+		case d.flow.claim == claimAdoptUnregistered:
+			return d.claimAdopting(ctx, tx, b) // registry.go
 		}
 		locked := d.flow.claim != claimSelectThenUpdate
 		events, err := d.selectDue(ctx, tx, locked)

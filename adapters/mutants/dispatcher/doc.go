@@ -100,6 +100,11 @@
 //	sql-error-permanent            finalize: a MySQL error reply (a deadlock, a lock wait
 //	                               timeout) fails the batch's events instead of leaving
 //	                               them to lease recovery
+//	memory-owner-registry          claim: each instance upserts its row in a MEMORY-engine
+//	                               registry (outbox_owners, created at its first claim) before
+//	                               every claim, and the claim also adopts the processing
+//	                               rows of owners missing from it; a MySQL restart empties
+//	                               the table, so claims are taken over within their lease
 //
 // # Modes (OUTBOXCHAOS_MODE)
 //

@@ -25,10 +25,11 @@ const (
 type claimKind int
 
 const (
-	claimSkipLocked       claimKind = iota // SELECT ... FOR UPDATE SKIP LOCKED, guarded UPDATE (base)
-	claimSelectThenUpdate                  // plain SELECT, UPDATE by id with no status guard (bug)
-	claimCompareAndSet                     // one row per transaction, UPDATE ... AND status = 'pending' (nest-single)
-	claimCursor                            // skip locked, but new rows only past a high-water mark of ids (bug)
+	claimSkipLocked        claimKind = iota // SELECT ... FOR UPDATE SKIP LOCKED, guarded UPDATE (base)
+	claimSelectThenUpdate                   // plain SELECT, UPDATE by id with no status guard (bug)
+	claimCompareAndSet                      // one row per transaction, UPDATE ... AND status = 'pending' (nest-single)
+	claimCursor                             // skip locked, but new rows only past a high-water mark of ids (bug)
+	claimAdoptUnregistered                  // skip locked, also adopting processing rows of owners missing from a MEMORY registry (bug)
 )
 
 // recoveryKind is how expired claims return to pending.
@@ -108,6 +109,7 @@ var bugs = []deviation{
 	{names.BugOrderAfterBackoff, func(f *flow) { f.orderAcrossBackoff = false }},
 	{names.BugCursorClaim, func(f *flow) { f.claim = claimCursor }},
 	{names.BugSQLErrorPermanent, func(f *flow) { f.sqlErrorFails = true }},
+	{names.BugMemoryOwnerRegistry, func(f *flow) { f.claim = claimAdoptUnregistered }},
 }
 
 // modes lists the comparison designs.

@@ -34,6 +34,7 @@ const (
 	BugOrderAfterBackoff           = "order-after-backoff"
 	BugCursorClaim                 = "cursor-claim"
 	BugSQLErrorPermanent           = "sql-error-permanent"
+	BugMemoryOwnerRegistry         = "memory-owner-registry"
 )
 
 // Mode names: the values of OUTBOXCHAOS_MODE. A mode is a correct but slow

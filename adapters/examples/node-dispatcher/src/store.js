@@ -8,6 +8,18 @@
 const crypto = require('node:crypto');
 const mysql = require('mysql2/promise');
 
+// BY_ID is the outbox table for every statement that names its rows by id
+// (WHERE id IN (...) AND status = ...). Left to itself, the optimizer reads
+// such a statement through the status index, because the guard's status is
+// its first column, and a locking read of that index range waits on every
+// entry another transaction holds in it: a producer's INSERT not committed
+// yet sits in the 'pending' range, a peer's claim in the 'processing' one.
+// The claim then waited for producers' open transactions to commit, and a
+// finalize behind a peer's claim past its query timeout (seen in the
+// commit-order-gaps scenario). Through the primary key a statement locks
+// only the rows it names.
+const BY_ID = 'outbox_events FORCE INDEX (PRIMARY)';
+
 class Store {
   constructor(cfg) {
     this.cfg = cfg;
@@ -68,7 +80,7 @@ class Store {
       }
       const ids = rows.map((r) => r.id);
       const res = await q(
-        `UPDATE outbox_events SET status = 'processing', locked_by = ?, lock_token = ?,
+        `UPDATE ${BY_ID} SET status = 'processing', locked_by = ?, lock_token = ?,
                 locked_until = NOW(6) + INTERVAL ? MICROSECOND, attempts = attempts + 1
           WHERE id IN (?) AND status = 'pending'`,
         [this.cfg.instanceId, token, Math.round(this.cfg.leaseMs * 1000), ids]);
@@ -100,17 +112,17 @@ class Store {
     return this.tx(async (q) => {
       const ids = decisions.map((d) => d.event.id);
       const mine = await q(
-        `SELECT id FROM outbox_events WHERE id IN (?) AND status = 'processing' AND lock_token = ? FOR UPDATE`,
+        `SELECT id FROM ${BY_ID} WHERE id IN (?) AND status = 'processing' AND lock_token = ? FOR UPDATE`,
         [ids, batch.token]);
       const ours = new Set(mine.map((r) => String(r.id)));
       const kept = decisions.filter((d) => ours.has(d.event.id));
       await this.writePublished(q, batch, kept.filter((d) => d.kind === 'published'));
       for (const d of kept) {
         if (d.kind === 'failed') {
-          await q(`UPDATE outbox_events SET status = 'failed', last_error = ?, locked_until = NULL
+          await q(`UPDATE ${BY_ID} SET status = 'failed', last_error = ?, locked_until = NULL
                     WHERE id = ? AND status = 'processing' AND lock_token = ?`, [d.error.slice(0, 1024), d.event.id, batch.token]);
         } else if (d.kind === 'retry') {
-          await q(`UPDATE outbox_events SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL,
+          await q(`UPDATE ${BY_ID} SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL,
                           last_error = ?, available_at = NOW(6) + INTERVAL ? MICROSECOND
                     WHERE id = ? AND status = 'processing' AND lock_token = ?`,
           [d.error.slice(0, 1024), Math.round(d.delayMs * 1000), d.event.id, batch.token]);
@@ -126,7 +138,7 @@ class Store {
     if (published.length === 0) {
       return;
     }
-    await q(`UPDATE outbox_events SET status = 'published', published_at = NOW(6), locked_until = NULL
+    await q(`UPDATE ${BY_ID} SET status = 'published', published_at = NOW(6), locked_until = NULL
               WHERE id IN (?) AND status = 'processing' AND lock_token = ?`, [published.map((d) => d.event.id), batch.token]);
     // The guard leaves a job a worker already moved on (or one that was
     // dispatched before) untouched.
@@ -143,7 +155,7 @@ class Store {
       return 0;
     }
     const res = await this.query(
-      `UPDATE outbox_events SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
+      `UPDATE ${BY_ID} SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
         WHERE id IN (?) AND status = 'processing' AND lock_token = ?`, [batch.events.map((e) => e.id), batch.token]);
     return res.affectedRows;
   }
