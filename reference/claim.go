@@ -2,9 +2,7 @@ package reference
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -48,7 +46,7 @@ func (b *Batch) IDs() []int64 {
 // lease on the database clock and attempts + 1. An empty batch is not an
 // error.
 func (d *Dispatcher) Claim(ctx context.Context) (*Batch, error) {
-	token, err := newToken()
+	token, err := dispatchkit.NewToken()
 	if err != nil {
 		return nil, fmt.Errorf("claim batch: %w", err)
 	}
@@ -107,13 +105,4 @@ func (d *Dispatcher) markClaimed(ctx context.Context, tx *sql.Tx, b *Batch) erro
 		return fmt.Errorf("mark claimed: updated %d of %d locked rows (%v)", n, len(ids), err)
 	}
 	return nil
-}
-
-// newToken returns a fresh random fencing token: 32 hex characters.
-func newToken() (string, error) {
-	var buf [16]byte
-	if _, err := rand.Read(buf[:]); err != nil {
-		return "", fmt.Errorf("new lock token: %w", err)
-	}
-	return hex.EncodeToString(buf[:]), nil
 }

@@ -81,6 +81,19 @@ func (f fate) lastError(e Event, maxAttempts int) string {
 }
 
 // oneLine folds an error text onto one line.
+// selectFates is the part of a batch one Redis call is about: build's item
+// for each event whose fate keep accepts, and at, the position in the batch
+// of each item, where its answer goes back.
+func selectFates[T any](b *Batch, fates []fate, keep func(Event, fate) bool, build func(Event, fate) T) (items []T, at []int) {
+	for i, f := range fates {
+		if keep(b.Events[i], f) {
+			items = append(items, build(b.Events[i], f))
+			at = append(at, i)
+		}
+	}
+	return items, at
+}
+
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }

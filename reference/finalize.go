@@ -218,25 +218,15 @@ func (d *Dispatcher) writeRetries(ctx context.Context, ex execer, token string, 
 		     last_error = `+errCase+`, available_at = `+sqlNow+` + INTERVAL (`+delayCase+`) MICROSECOND
 		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
 		append(args, token)...)
-	if err != nil {
-		return 0, fmt.Errorf("mark retry: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("mark retry: %w", err)
-	}
-	return n, nil
+	return rowsWritten("mark retry", res, err)
 }
 
 // expectRows checks that a write inside the finalize matched every row it
 // was given: they are locked and ours, so anything else is a bug.
 func expectRows(res sql.Result, err error, want int, what string) error {
+	n, err := rowsWritten(what, res, err)
 	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+		return err
 	}
 	if n != int64(want) {
 		return fmt.Errorf("%s: wrote %d of %d locked rows", what, n, want)

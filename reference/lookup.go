@@ -16,16 +16,11 @@ import (
 // is not spent and nothing is decided. Any other error leaves it failing.
 // Batches with no such event cost nothing.
 func (d *Dispatcher) lookBeforeFailing(work context.Context, b *Batch, fates []fate) {
-	var lookups []bullmq.Lookup
-	var at []int
-	for i, f := range fates {
-		e := b.Events[i]
-		if f.kind != fateRetry || e.Attempts < d.cfg.MaxAttempts || e.Type != EventTypeEnqueue {
-			continue
-		}
-		lookups = append(lookups, bullmq.Lookup{ID: e.JobID, Queues: d.queuesOf(f)})
-		at = append(at, i)
-	}
+	lookups, at := selectFates(b, fates, func(e Event, f fate) bool {
+		return f.kind == fateRetry && e.Attempts >= d.cfg.MaxAttempts && e.Type == EventTypeEnqueue
+	}, func(e Event, f fate) bullmq.Lookup {
+		return bullmq.Lookup{ID: e.JobID, Queues: d.queuesOf(f)}
+	})
 	if len(lookups) == 0 {
 		return
 	}

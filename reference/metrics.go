@@ -31,31 +31,15 @@ const (
 
 func newMetrics() *metrics {
 	m := &metrics{
-		reg: prometheus.NewRegistry(),
-		claimed: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "outbox_claimed_total", Help: "Outbox events claimed (each claim counts; a re-claim counts again).",
-		}),
-		published: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "outbox_published_total", Help: "Outbox events closed as published, by how: added, duplicate, deduped, already_dispatched.",
-		}, []string{"how"}),
-		failed: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "outbox_failed_total", Help: "Outbox events closed as failed, by reason.",
-		}, []string{"reason"}),
-		retried: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "outbox_retried_total", Help: "Transient failures returned to pending with backoff.",
-		}),
-		fencedOut: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "outbox_fenced_out_total", Help: "Guarded writes that matched nothing: the event was no longer held by this instance.",
-		}),
-		recovered: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "outbox_recovered_total", Help: "Expired claims returned to pending by lease recovery.",
-		}),
-		released: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "outbox_released_total", Help: "Held events handed back to pending without backoff (graceful stop, lease too short).",
-		}),
-		oldestAge: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "outbox_oldest_pending_age_seconds", Help: "How long the oldest due pending event has been due; 0 when none is.",
-		}),
+		reg:       prometheus.NewRegistry(),
+		claimed:   counter("outbox_claimed_total", "Outbox events claimed (each claim counts; a re-claim counts again)."),
+		published: counterVec("outbox_published_total", "Outbox events closed as published, by how: added, duplicate, deduped, already_dispatched.", "how"),
+		failed:    counterVec("outbox_failed_total", "Outbox events closed as failed, by reason.", "reason"),
+		retried:   counter("outbox_retried_total", "Transient failures returned to pending with backoff."),
+		fencedOut: counter("outbox_fenced_out_total", "Guarded writes that matched nothing: the event was no longer held by this instance."),
+		recovered: counter("outbox_recovered_total", "Expired claims returned to pending by lease recovery."),
+		released:  counter("outbox_released_total", "Held events handed back to pending without backoff (graceful stop, lease too short)."),
+		oldestAge: prometheus.NewGauge(prometheus.GaugeOpts{Name: "outbox_oldest_pending_age_seconds", Help: "How long the oldest due pending event has been due; 0 when none is."}),
 		batchSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "outbox_batch_duration_seconds", Help: "Time from the start of a claim to the end of its finalize.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2, 15),
@@ -68,21 +52,23 @@ func newMetrics() *metrics {
 	return m
 }
 
+// counter and counterVec create a counter series without labels or with
+// these labels.
+func counter(name, help string) prometheus.Counter {
+	return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
+}
+
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+}
+
 // addBreakerSeries creates the dependency-health series (doc.go,
 // "Dependency health").
 func (m *metrics) addBreakerSeries() {
-	m.breakerState = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "outbox_dependency_breaker_state", Help: "Breaker state per dependency: 0 closed, 1 half-open, 2 open (the dependency answered nothing).",
-	}, []string{"dependency"})
-	m.openSeconds = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "outbox_dependency_open_seconds_total", Help: "Seconds the dependency's breaker has spent open.",
-	}, []string{"dependency"})
-	m.probes = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "outbox_dependency_probes_total", Help: "Probes (Redis PING, MySQL ping) sent while a breaker was open, by result: answered, no_answer.",
-	}, []string{"dependency", "result"})
-	m.givenBack = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "outbox_given_back_total", Help: "Held events handed back to pending with their attempt returned, because a dependency answered nothing.",
-	})
+	m.breakerState = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "outbox_dependency_breaker_state", Help: "Breaker state per dependency: 0 closed, 1 half-open, 2 open (the dependency answered nothing)."}, []string{"dependency"})
+	m.openSeconds = counterVec("outbox_dependency_open_seconds_total", "Seconds the dependency's breaker has spent open.", "dependency")
+	m.probes = counterVec("outbox_dependency_probes_total", "Probes (Redis PING, MySQL ping) sent while a breaker was open, by result: answered, no_answer.", "dependency", "result")
+	m.givenBack = counter("outbox_given_back_total", "Held events handed back to pending with their attempt returned, because a dependency answered nothing.")
 }
 
 // Stats is a snapshot of the dispatcher's counters since New.

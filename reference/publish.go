@@ -23,15 +23,8 @@ func (d *Dispatcher) leaseAllowsAdd(b *Batch) bool {
 // (for the whole call, or a server-wide reply such as LOADING) opens the
 // Redis breaker and gives the events back, spending no attempt.
 func (d *Dispatcher) publish(work context.Context, b *Batch, fates []fate) {
-	var jobs []bullmq.Job
-	var at []int // index into b.Events of each job
-	for i, f := range fates {
-		if f.kind != fateAdd {
-			continue
-		}
-		jobs = append(jobs, newJob(b.Events[i], f.queue))
-		at = append(at, i)
-	}
+	jobs, at := selectFates(b, fates, func(_ Event, f fate) bool { return f.kind == fateAdd },
+		func(e Event, f fate) bullmq.Job { return newJob(e, f.queue) })
 	if len(jobs) == 0 {
 		return
 	}

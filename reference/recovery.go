@@ -2,7 +2,6 @@ package reference
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
@@ -29,12 +28,9 @@ func (d *Dispatcher) RecoverExpired(ctx context.Context) (int64, error) {
 		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'processing'
 		   AND locked_until < `+sqlNow+` - INTERVAL ? MICROSECOND`,
 		append(dispatchkit.Args(ids), d.nowArg(), d.cfg.RecoveryMargin.Microseconds())...)
+	n, err := rowsWritten("recover expired leases", res, err)
 	if err != nil {
-		return 0, fmt.Errorf("recover expired leases: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("recover expired leases: %w", err)
+		return 0, err
 	}
 	if n > 0 {
 		d.metrics.recovered.Add(float64(n))

@@ -2,7 +2,6 @@ package reference
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 )
@@ -24,12 +23,9 @@ func (d *Dispatcher) Release(ctx context.Context, b *Batch) (int64, error) {
 		`UPDATE `+outboxByID+` SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
 		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
 		append(dispatchkit.Args(ids), b.Token)...)
+	n, err := rowsWritten("release batch", res, err)
 	if err != nil {
-		return 0, fmt.Errorf("release batch: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("release batch: %w", err)
+		return 0, err
 	}
 	d.metrics.released.Add(float64(n))
 	if fenced := int64(len(ids)) - n; fenced > 0 {
@@ -52,12 +48,5 @@ func giveBackRows(ctx context.Context, ex execer, token string, ids []int64) (in
 		        attempts = GREATEST(attempts - 1, 0)
 		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
 		append(dispatchkit.Args(ids), token)...)
-	if err != nil {
-		return 0, fmt.Errorf("give back: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("give back: %w", err)
-	}
-	return n, nil
+	return rowsWritten("give back", res, err)
 }

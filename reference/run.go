@@ -21,8 +21,6 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	if err != nil {
 		return errors.Join(err, d.closeOwned())
 	}
-	work, cancelWork := dispatchkit.ShutdownContext(ctx, d.cfg.ShutdownTimeout)
-	defer cancelWork()
 	d.health.running.Store(true)
 	d.log.Info("dispatcher started", "queues", d.cfg.Queues, "batch_size", d.cfg.BatchSize,
 		"lease", d.cfg.Lease.String(), "failpoints", d.fp.Enabled())
@@ -30,23 +28,11 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		d.log.Warn("the dedupe horizon is shorter than the retry budget: a re-add after a consumer removed the job may create it again",
 			envDedupeHorizon, d.cfg.DedupeHorizon.String(), "retry_budget", budget.String())
 	}
-	failures := 0
-	for ctx.Err() == nil {
-		began := time.Now()
+	loop := dispatchkit.Loop{Interval: d.cfg.PollInterval, Grace: d.cfg.ShutdownTimeout, FromStart: true}
+	loop.Run(ctx, func(work context.Context) (bool, error) {
 		n, err := d.poll(work, ctx)
-		switch {
-		case err != nil:
-			failures++
-			dispatchkit.Wait(ctx, dispatchkit.IdleWait(d.cfg.PollInterval, failures))
-		case n == d.cfg.BatchSize:
-			failures = 0 // a full batch: more may be due, poll again at once
-		default:
-			// Polls start one interval apart: the time the batch took
-			// counts, so an event waits at most one interval for a claim.
-			failures = 0
-			dispatchkit.Wait(ctx, d.cfg.PollInterval-time.Since(began))
-		}
-	}
+		return n == d.cfg.BatchSize, err
+	})
 	d.health.running.Store(false)
 	stopMetrics()
 	d.log.Info("dispatcher stopped")

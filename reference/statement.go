@@ -1,6 +1,8 @@
 package reference
 
 import (
+	"database/sql"
+	"fmt"
 	"strings"
 )
 
@@ -29,4 +31,17 @@ func caseByID[V any](ids []int64, value func(i int) V) (string, []any) {
 	}
 	b.WriteString(" END")
 	return b.String(), args
+}
+
+// rowsWritten is the number of rows a write (res, err of ExecContext)
+// changed, or its error wrapped with what the write was.
+func rowsWritten(what string, res sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", what, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", what, err)
+	}
+	return n, nil
 }

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -126,7 +127,7 @@ func faultTitle(f history.Fault) string {
 	} else {
 		b.WriteString(clock(f.End) + " (" + shortDuration(f.End.Sub(f.Start)) + ")")
 	}
-	for _, k := range sortedKeys(f.Params) {
+	for _, k := range slices.Sorted(maps.Keys(f.Params)) {
 		b.WriteString(", " + k + "=" + f.Params[k])
 	}
 	return b.String()
@@ -226,15 +227,12 @@ func backlogChart(run history.Run, ix runIndex, s span) chart {
 	}
 	tx, ty := carryMax(total)
 	px, py := carryMax(proc)
-	va := newValueAxis(maxOf(ty), float64(c.Plot.Y+c.Plot.H), float64(c.Plot.Y), 1)
-	c.YTicks = va.ticks(func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) })
+	va := valueAxisOf(&c, maxOf(ty), 1)
 	c.Series = []series{
 		{Name: "pending + processing", Class: "s-total", Segments: polylines(tx, scale(ty, va), math.Inf(1))},
 		{Name: "processing", Class: "s-proc", Segments: polylines(px, scale(py, va), math.Inf(1))},
 	}
-	c.Bands = chartBands(run, s, ax, c)
-	c.Markers = healMarker(run.Meta, ax, float64(c.Plot.Y), float64(c.Plot.Y+c.Plot.H))
-	placeLegend(&c)
+	overlay(&c, run, s, ax)
 	return c
 }
 
@@ -280,17 +278,30 @@ func latencyChart(run history.Run, ix runIndex, s span) chart {
 		med = append(med, median(vs))
 		worst = append(worst, maxOf(vs))
 	}
-	va := newValueAxis(maxOf(worst), float64(c.Plot.Y+c.Plot.H), float64(c.Plot.Y), 0.001)
-	c.YTicks = va.ticks(func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) })
+	va := valueAxisOf(&c, maxOf(worst), 0.001)
 	gap := max(gapBuckets*float64(c.Plot.W)/chartBuckets, 3*medianSpacing(xs))
 	c.Series = []series{
 		{Name: "worst in interval", Class: "s-max", Segments: polylines(xs, scale(worst, va), gap), Dots: dots(xs, scale(worst, va))},
 		{Name: "median in interval", Class: "s-p50", Segments: polylines(xs, scale(med, va), gap), Dots: dots(xs, scale(med, va))},
 	}
-	c.Bands = chartBands(run, s, ax, c)
-	c.Markers = healMarker(run.Meta, ax, float64(c.Plot.Y), float64(c.Plot.Y+c.Plot.H))
-	placeLegend(&c)
+	overlay(&c, run, s, ax)
 	return c
+}
+
+// valueAxisOf is the value axis of c's plot, from 0 to top (minStep as in
+// newValueAxis), with its ticks written on c.
+func valueAxisOf(c *chart, top, minStep float64) valueAxis {
+	va := newValueAxis(top, float64(c.Plot.Y+c.Plot.H), float64(c.Plot.Y), minStep)
+	c.YTicks = va.ticks(func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) })
+	return va
+}
+
+// overlay adds what every time chart shows over its series: the fault
+// bands, the heal marker and the legend.
+func overlay(c *chart, run history.Run, s span, ax timeAxis) {
+	c.Bands = chartBands(run, s, ax, *c)
+	c.Markers = healMarker(run.Meta, ax, float64(c.Plot.Y), float64(c.Plot.Y+c.Plot.H))
+	placeLegend(c)
 }
 
 func placeLegend(c *chart) {

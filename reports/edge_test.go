@@ -51,10 +51,9 @@ func TestLongViolationIsCapped(t *testing.T) {
 	b.run.Meta.Ended = b.at(2000)
 	run := b.finish()
 	results := allPass(nil)
-	results[3] = check.Result{ID: "I4", Name: "poison fails fast", Verdict: check.Fail, Violations: []check.Violation{
-		{EventID: 1, JobID: jobName(1), Instances: []string{"d1"}, Summary: "Poison event 1 was retried 40 times.", Steps: steps},
-		{EventID: 999, Summary: "Event 999 is not in the history."},
-	}}
+	results[3] = failed("I4", "",
+		check.Violation{EventID: 1, JobID: jobName(1), Instances: []string{"d1"}, Summary: "Poison event 1 was retried 40 times.", Steps: steps},
+		check.Violation{EventID: 999, Summary: "Event 999 is not in the history."})
 	dir := t.TempDir()
 	require.NoError(t, WriteRun(dir, run, results))
 	page := readFile(t, filepath.Join(dir, FileHTML))

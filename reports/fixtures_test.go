@@ -82,17 +82,22 @@ func passBaseline() (history.Run, []check.Result) {
 }
 
 func allPass(reasons map[string]string) []check.Result {
-	out := make([]check.Result, 0, len(invariantNames))
-	for _, n := range invariantNames {
-		out = append(out, check.Result{ID: n[0], Name: n[1], Verdict: check.Pass, Reason: reasons[n[0]]})
+	var out []check.Result
+	for _, c := range check.All() {
+		out = append(out, check.Result{ID: c.ID, Name: c.Name, Verdict: check.Pass, Reason: reasons[c.ID]})
 	}
 	return out
 }
 
-var invariantNames = [][2]string{
-	{"I1", "no duplicate job"}, {"I2", "eventually published"}, {"I3", "consistent"},
-	{"I4", "poison fails fast"}, {"I5", "exclusive claims"}, {"I6", "backoff respected"},
-	{"I7", "bounded attempts"}, {"I8", "lease recovery"}, {"I9", "job untouched"},
+// failed is invariant id (named as check.All names it) failed for reason,
+// with its violations.
+func failed(id, reason string, vs ...check.Violation) check.Result {
+	for _, c := range check.All() {
+		if c.ID == id {
+			return check.Result{ID: id, Name: c.Name, Verdict: check.Fail, Reason: reason, Violations: vs}
+		}
+	}
+	panic("no invariant " + id)
 }
 
 // failSeveral: a foreign dispatcher with three bugs under a random schedule.
@@ -209,7 +214,7 @@ func failSeveralResults(b *runBuilder) []check.Result {
 		"I6": "every transient failure moved available_at out by a growing backoff",
 		"I7": "no event retried past 5 attempts",
 	})
-	r[0] = check.Result{ID: "I1", Name: "no duplicate job", Verdict: check.Fail, Reason: "1 job created more than once", Violations: []check.Violation{{
+	r[0] = failed("I1", "1 job created more than once", check.Violation{
 		EventID: 7, JobID: "job-0007", Instances: []string{"d1", "d2"},
 		Summary: "Job job-0007 was created in BullMQ twice: d1 added it, lost Redis's reply and put event 7 back to pending, and because the consumer had already completed and removed the job, d2's retry added it again.",
 		Steps: []check.Line{
@@ -223,8 +228,8 @@ func failSeveralResults(b *runBuilder) []check.Result {
 			step(b, 1645, "mysql", "d2 marked event 7 published"),
 			step(b, 1651, "consumer", "w1 took job-0007 a second time"),
 		},
-	}}}
-	r[1] = check.Result{ID: "I2", Name: "eventually published", Verdict: check.Fail, Reason: "1 valid event not published after heal and drain", Violations: []check.Violation{{
+	})
+	r[1] = failed("I2", "1 valid event not published after heal and drain", check.Violation{
 		EventID: 23, JobID: "job-0023", Instances: []string{"d3"},
 		Summary: "Event 23 was never published: it is still processing under d3's claim, although d3 was killed at 10:00:01.350 and its lease ran out at 10:00:03.322.",
 		Steps: []check.Line{
@@ -235,8 +240,8 @@ func failSeveralResults(b *runBuilder) []check.Result {
 			step(b, 3500, "fault", "every fault healed"),
 			step(b, 6100, "mysql", "final scan: event 23 still processing, locked_by d3, attempts 1; job job-0023 still created and not in BullMQ"),
 		},
-	}}}
-	r[3] = check.Result{ID: "I4", Name: "poison fails fast", Verdict: check.Fail, Reason: "1 poison event retried", Violations: []check.Violation{{
+	})
+	r[3] = failed("I4", "1 poison event retried", check.Violation{
 		EventID: 31, JobID: "job-0031", Instances: []string{"d1", "d2"},
 		Rule:    "contract §2 step 6: a permanent failure is failed at once, with the reason in last_error, no BullMQ job and no retry",
 		Summary: `Poison event 31 (unknown event type "ai.job.reindex") was put back to pending twice with that permanent reason and failed only on attempt 3; it should have failed on its first attempt.`,
@@ -248,9 +253,9 @@ func failSeveralResults(b *runBuilder) []check.Result {
 			step(b, 2040, "mysql", "d1 claimed event 31 (attempt 3)"),
 			step(b, 2042, "mysql", "d1 marked event 31 failed (attempt 3)"),
 		},
-	}}}
+	})
 	r[5].Waived = b.run.Meta.Waived["I6"]
-	r[7] = check.Result{ID: "I8", Name: "lease recovery", Verdict: check.Fail, Reason: "1 orphaned claim never recovered", Violations: []check.Violation{{
+	r[7] = failed("I8", "1 orphaned claim never recovered", check.Violation{
 		EventID: 23, JobID: "job-0023", Instances: []string{"d3"},
 		Summary: "d3 died holding event 23; its lease ran out at 10:00:03.322, yet no instance took the claim over within poll interval + slack (550ms), nor by the end of the run 2.778s later.",
 		Steps: []check.Line{
@@ -260,7 +265,7 @@ func failSeveralResults(b *runBuilder) []check.Result {
 			step(b, 3322, "mysql", "lease on event 23 expired; d1, d2 and d3-r1 kept polling"),
 			step(b, 3872, "mysql", "deadline for a takeover (expiry + 50ms poll + 500ms slack) passed with event 23 still held by d3"),
 		},
-	}}}
+	})
 	r[8] = check.Result{ID: "I9", Name: "job untouched", Verdict: check.Unknown,
 		Reason: "keyspace notifications had a gap at 10:00:02.600 (pub/sub connection dropped for 320ms): a job hash written then could not be seen"}
 	return r

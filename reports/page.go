@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -267,7 +269,7 @@ func tuning(t history.Tuning) []kv {
 
 func pairs(m map[string]string) []kv {
 	out := make([]kv, 0, len(m))
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, kv{k, m[k]})
 	}
 	return out
@@ -359,7 +361,7 @@ func faultRows(fs []history.Fault) ([]faultRow, int) {
 			r.End, r.Length = clock(f.End), shortDuration(f.End.Sub(f.Start))
 		}
 		var ps []string
-		for _, k := range sortedKeys(f.Params) {
+		for _, k := range slices.Sorted(maps.Keys(f.Params)) {
 			ps = append(ps, k+"="+f.Params[k])
 		}
 		r.Params = strings.Join(ps, " ")

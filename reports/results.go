@@ -117,57 +117,51 @@ func findingsOf(results []check.Result) []check.Finding {
 	return fs
 }
 
-func redactResults(in []check.Result) []check.Result {
-	out := make([]check.Result, len(in))
-	for i, r := range in {
-		r.Name = redact.String(r.Name)
-		r.Reason = redact.String(r.Reason)
-		r.Waived = redact.String(r.Waived)
-		vs := make([]check.Violation, len(r.Violations))
-		for j, v := range r.Violations {
-			vs[j] = redactViolation(v)
-		}
-		if r.Violations == nil {
-			vs = nil
-		}
-		r.Violations = vs
-		out[i] = r
+// redactEach returns one applied to each element of in, in a new slice.
+func redactEach[T any](in []T, one func(T) T) []T {
+	out := make([]T, len(in))
+	for i, v := range in {
+		out[i] = one(v)
 	}
 	return out
 }
 
+func redactResults(in []check.Result) []check.Result {
+	return redactEach(in, func(r check.Result) check.Result {
+		r.Name = redact.String(r.Name)
+		r.Reason = redact.String(r.Reason)
+		r.Waived = redact.String(r.Waived)
+		if r.Violations != nil { // absent stays absent
+			r.Violations = redactEach(r.Violations, redactViolation)
+		}
+		return r
+	})
+}
+
+// redactViolation redacts every text of v. Its steps are always a list
+// (results.json's "steps" is never null), its instances stay absent when
+// absent.
 func redactViolation(v check.Violation) check.Violation {
 	v.Summary = redact.String(v.Summary)
 	v.Rule = redact.String(v.Rule)
 	v.JobID = redact.String(v.JobID)
-	inst := make([]string, len(v.Instances))
-	for i, s := range v.Instances {
-		inst[i] = redact.String(s)
-	}
-	if v.Instances == nil {
-		inst = nil
-	}
-	v.Instances = inst
-	steps := make([]check.Line, len(v.Steps))
-	for i, s := range v.Steps {
-		s.Source = redact.String(s.Source)
-		s.Text = redact.String(s.Text)
-		steps[i] = s
-	}
-	v.Steps = steps
+	v.Instances = redact.Strings(v.Instances)
+	v.Steps = redactEach(v.Steps, func(l check.Line) check.Line {
+		l.Source = redact.String(l.Source)
+		l.Text = redact.String(l.Text)
+		return l
+	})
 	return v
 }
 
 func redactFindings(in []check.Finding) []check.Finding {
-	out := make([]check.Finding, len(in))
-	for i, f := range in {
+	return redactEach(in, func(f check.Finding) check.Finding {
 		f.Headline = redact.String(f.Headline)
 		f.Rules = redact.Strings(f.Rules)
 		f.Jobs = redact.Strings(f.Jobs)
 		f.Instances = redact.Strings(f.Instances)
-		out[i] = f
-	}
-	return out
+		return f
+	})
 }
 
 // span is the run's time range.

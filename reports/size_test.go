@@ -46,7 +46,7 @@ func bigRun() (history.Run, []check.Result) {
 		}
 		vs = append(vs, v)
 	}
-	results[0] = check.Result{ID: "I1", Name: "no duplicate job", Verdict: check.Fail, Violations: vs}
+	results[0] = failed("I1", "", vs...)
 	return b.finish(), results
 }
 

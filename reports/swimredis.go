@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -123,7 +125,7 @@ func streamTitle(s history.StreamEntry) string {
 	if s.Name != "" {
 		b.WriteString(" (" + s.Name + ")")
 	}
-	for _, k := range sortedKeys(s.Extra) {
+	for _, k := range slices.Sorted(maps.Keys(s.Extra)) {
 		b.WriteString(", " + k + "=" + s.Extra[k])
 	}
 	b.WriteString(", stream id " + s.ID)

@@ -1,7 +1,8 @@
 package reports
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -160,10 +161,10 @@ func processBars(run history.Run, ax timeAxis, laneY map[string]float64, s span)
 			closePaused(p.Instance, p.At)
 		}
 	}
-	for _, inst := range sortedTimeKeys(alive) {
+	for _, inst := range slices.Sorted(maps.Keys(alive)) {
 		emit(inst, alive[inst], s.end, "life", "running until the end")
 	}
-	for _, inst := range sortedTimeKeys(paused) {
+	for _, inst := range slices.Sorted(maps.Keys(paused)) {
 		emit(inst, paused[inst], s.end, "paused", "paused until the end")
 	}
 	return out
@@ -247,13 +248,4 @@ func processShape(action string) string {
 	default:
 		return "exit"
 	}
-}
-
-func sortedTimeKeys(m map[string]time.Time) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

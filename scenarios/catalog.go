@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -119,8 +118,7 @@ func crashWindow() runner.Scenario {
 	// second job (with rows moved on, the dispatcher would skip the add).
 	s.ConsumerLeavesRows = true
 	s.Exercises = []string{"I1"}
-	crashes := 8
-	s.Params["crashes"] = fmt.Sprint(crashes)
+	crashes := param(&s, "crashes", 8)
 	// A crash outside the window proves nothing about step 8.
 	s.Landing = []history.Requirement{{Fault: history.LandCrashWindow, AtLeast: 6, Planned: crashes}}
 	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
@@ -163,7 +161,7 @@ func crashPoints() runner.Scenario {
 	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
 		for round := 0; round < 2; round++ {
 			for _, p := range points {
-				if err := n.CrashAt(ctx, n.Pick(), contract.CrashPoint(p), 1+n.Rand().Intn(2), 5*time.Second); err != nil {
+				if err := crashAny(ctx, n, contract.CrashPoint(p), 2); err != nil {
 					return err
 				}
 			}
@@ -198,7 +196,7 @@ func leaseExpiry() runner.Scenario {
 			return err
 		}
 		for i := 0; i < kills; i++ {
-			if err := n.CrashAt(ctx, n.Pick(), "after-claim", 1+n.Rand().Intn(2), 5*time.Second); err != nil {
+			if err := crashAny(ctx, n, contract.AfterClaim, 2); err != nil {
 				return err
 			}
 			if err := n.Sleep(ctx, 300*time.Millisecond); err != nil {
@@ -233,59 +231,45 @@ func zombie() runner.Scenario {
 		// the trap held it.
 		{Fault: history.LandFinalizeHeld, AtLeast: 1, BlackBox: true},
 	}
+	// d1 sleeps right after an add, d2 inside a finalize holding its row
+	// locks, each on its 2nd batch.
+	afterAdd := runner.Pause{Slot: "d1", Point: contract.AfterEnqueue, OnHit: 2, For: lease * 5 / 2, Settle: lease}
+	inFinalize := runner.Pause{Slot: "d2", Point: contract.BeforeFinalizeCommit, OnHit: 2, For: lease * 3 / 2, Settle: lease}
 	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
 		if n.HasCrashPoints() {
 			return both(ctx,
-				func(ctx context.Context) error {
-					return n.PauseAt(ctx, runner.Pause{Slot: "d1", Point: "after-enqueue", OnHit: 2, For: lease * 5 / 2, Settle: lease})
-				},
-				func(ctx context.Context) error {
-					return n.PauseAt(ctx, runner.Pause{Slot: "d2", Point: "before-finalize-commit", OnHit: 2, For: lease * 3 / 2, Settle: lease})
-				})
+				func(ctx context.Context) error { return n.PauseAt(ctx, afterAdd) },
+				func(ctx context.Context) error { return n.PauseAt(ctx, inFinalize) })
 		}
 		// From outside: each trap springs when the instance's add shows
 		// in Redis while it holds the claim, before its finalize.
+		const deadline = 20 * time.Second
 		return both(ctx,
 			func(ctx context.Context) error {
-				_, err := n.PauseTrap(ctx, runner.Pause{Slot: "d1", For: lease * 5 / 2, Settle: lease}, 20*time.Second)
+				trap := runner.Pause{Slot: afterAdd.Slot, For: afterAdd.For, Settle: afterAdd.Settle}
+				_, err := n.PauseTrap(ctx, trap, deadline)
 				return err
 			},
 			func(ctx context.Context) error {
-				_, err := n.FinalizeTrap(ctx, "d2", lease*3/2, lease, 20*time.Second)
+				_, err := n.FinalizeTrap(ctx, inFinalize.Slot, inFinalize.For, inFinalize.Settle, deadline)
 				return err
 			})
 	}
 	return s
 }
 
-// both runs two schedule steps at once and returns the first error.
-func both(ctx context.Context, a, b func(context.Context) error) error {
-	errs := make(chan error, 2)
-	go func() { errs <- a(ctx) }()
-	go func() { errs <- b(ctx) }()
-	return errors.Join(<-errs, <-errs)
-}
-
-func networkOnce(dep string, f faultproxy.Fault, d time.Duration, perSlot bool) func(context.Context, *runner.Nemesis) error {
-	return func(ctx context.Context, n *runner.Nemesis) error {
-		if err := n.Sleep(ctx, 500*time.Millisecond); err != nil {
-			return err
-		}
-		if !perSlot {
-			return n.Network(ctx, dep, "", f, d)
-		}
-		for _, slot := range n.Slots() {
-			if err := n.Network(ctx, dep, slot, f, d); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
-
 func redisLatency() runner.Scenario {
-	s := base("redis-latency", "150 ms (+-50 ms) on every Redis link for 4 s: slower, never wrong", 2, 400)
-	s.Script = networkOnce("redis", faultproxy.Fault{Kind: faultproxy.Latency, Latency: 150 * time.Millisecond, Jitter: 50 * time.Millisecond}, 4*time.Second, false)
+	return latency("redis-latency", "150 ms (+-50 ms) on every Redis link for 4 s: slower, never wrong", "redis", 150*time.Millisecond, 50*time.Millisecond)
+}
+
+func mysqlLatency() runner.Scenario {
+	return latency("mysql-latency", "100 ms (+-30 ms) on every MySQL link for 4 s", "mysql", 100*time.Millisecond, 30*time.Millisecond)
+}
+
+// latency slows every link to dep by lat (+- jitter) for 4 s.
+func latency(name, desc, dep string, lat, jitter time.Duration) runner.Scenario {
+	s := base(name, desc, 2, 400)
+	s.Script = networkOnce(dep, faultproxy.Fault{Kind: faultproxy.Latency, Latency: lat, Jitter: jitter}, 4*time.Second, allLinks)
 	return s
 }
 
@@ -318,7 +302,7 @@ func redisOutage() runner.Scenario {
 	// No Exercises: a dispatcher that holds back while Redis answers nothing
 	// (the reference) has no transient failure here; backoff and bounded
 	// attempts are exercised for every dispatcher by queue-error.
-	s.Script = networkOnce("redis", faultproxy.Fault{Kind: faultproxy.Down}, 6*time.Second, false)
+	s.Script = networkOnce("redis", faultproxy.Fault{Kind: faultproxy.Down}, 6*time.Second, allLinks)
 	// The outage must hold events up: failed inside it, or held back by it
 	// (the reference claims nothing while Redis answers nothing). Backoff
 	// and bounded attempts are queue-error's to exercise.
@@ -341,47 +325,35 @@ func queueError() runner.Scenario {
 	s.Tuning.MaxAttempts = 4
 	s.Tuning.BackoffBase = history.Duration(100 * time.Millisecond)
 	s.Tuning.BackoffMax = history.Duration(time.Second)
-	broken := 6 * time.Second
-	s.Params["broken_for"] = broken.String()
 	s.Landing = []history.Requirement{{Fault: history.LandQueueError, AtLeast: 10}}
-	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
-		if err := n.Sleep(ctx, 500*time.Millisecond); err != nil {
-			return err
-		}
-		qs := n.Queues()
-		q := qs[len(qs)-1]
-		n.Note("broken_queue", q)
-		return n.BreakQueue(ctx, q, broken)
-	}
-	return s
-}
-
-func mysqlLatency() runner.Scenario {
-	s := base("mysql-latency", "100 ms (+-30 ms) on every MySQL link for 4 s", 2, 400)
-	s.Script = networkOnce("mysql", faultproxy.Fault{Kind: faultproxy.Latency, Latency: 100 * time.Millisecond, Jitter: 30 * time.Millisecond}, 4*time.Second, false)
+	s.Script = after(500*time.Millisecond, breakLastQueue(param(&s, "broken_for", 6*time.Second)))
 	return s
 }
 
 func mysqlOutage() runner.Scenario {
 	s := base("mysql-outage", "MySQL unreachable for 3 s: claims stall, unfinished claims are recovered after the lease; every valid event ends published", 2, 400)
-	s.Script = networkOnce("mysql", faultproxy.Fault{Kind: faultproxy.Down}, 3*time.Second, false)
+	s.Script = networkOnce("mysql", faultproxy.Fault{Kind: faultproxy.Down}, 3*time.Second, allLinks)
 	s.Landing = []history.Requirement{{Fault: history.LandOutageStalled, Target: "mysql", AtLeast: 5}}
 	return s
 }
 
 func lostReplyRedis() runner.Scenario {
-	s := base("lost-reply-redis", "a BullMQ add reaches Redis but its reply is lost: the retry must not make a second job", 2, 400)
-	s.Exercises = []string{"I1"}
-	s.Script = networkOnce("redis", faultproxy.Fault{Kind: faultproxy.LostReplyRedisAdd}, 3*time.Second, true)
-	s.Landing = []history.Requirement{{Fault: history.LandLostReply, AtLeast: 1, Planned: 2}}
-	return s
+	return lostReply("lost-reply-redis", "a BullMQ add reaches Redis but its reply is lost: the retry must not make a second job",
+		"redis", faultproxy.LostReplyRedisAdd, "I1")
 }
 
 func lostReplyMySQLCommit() runner.Scenario {
-	s := base("lost-reply-mysql-commit", "a COMMIT reaches MySQL but its reply is lost: the dispatcher must not assume either outcome", 2, 400)
-	s.Exercises = []string{"I1", "I3"}
-	s.Script = networkOnce("mysql", faultproxy.Fault{Kind: faultproxy.LostReplyMySQLCommit}, 3*time.Second, true)
-	s.Landing = []history.Requirement{{Fault: history.LandLostReply, AtLeast: 1, Planned: 2}}
+	return lostReply("lost-reply-mysql-commit", "a COMMIT reaches MySQL but its reply is lost: the dispatcher must not assume either outcome",
+		"mysql", faultproxy.LostReplyMySQLCommit, "I1", "I3")
+}
+
+// lostReply drops one reply of kind on dep's link of each instance in turn,
+// for up to 3 s each: one lost reply planned per instance.
+func lostReply(name, desc, dep string, kind faultproxy.Kind, exercises ...string) runner.Scenario {
+	s := base(name, desc, 2, 400)
+	s.Exercises = exercises
+	s.Script = networkOnce(dep, faultproxy.Fault{Kind: kind}, 3*time.Second, eachLink)
+	s.Landing = []history.Requirement{{Fault: history.LandLostReply, AtLeast: 1, Planned: s.Instances}}
 	return s
 }
 
@@ -420,12 +392,9 @@ func dedupeHorizon() runner.Scenario {
 func redisRestart() runner.Scenario {
 	s := base("redis-restart", "Redis is killed and restarted on the same port mid-load (with persistence)", 2, 500)
 	s.Needs = []runner.Needs{runner.NeedServerCtl}
-	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
-		if err := n.Sleep(ctx, time.Second); err != nil {
-			return err
-		}
+	s.Script = after(time.Second, func(ctx context.Context, n *runner.Nemesis) error {
 		return n.RestartServer(ctx, "redis", time.Second)
-	}
+	})
 	s.Landing = []history.Requirement{{Fault: history.LandOutageStalled, Target: "redis", AtLeast: 1}}
 	return s
 }
@@ -443,13 +412,13 @@ func longOutage(dep string, d time.Duration) runner.Scenario {
 	s := base(dep+"-outage-"+label, fmt.Sprintf("%s unreachable for %s with the default tuning, longer than any retry budget: every valid event still ends published (chaos-long only)", strings.ToUpper(dep[:1])+dep[1:], d), 2, 400)
 	s.Tuning = referenceDefaults()
 	s.Drain = d/2 + 2*time.Minute // the lease (30s) runs out for claims MySQL could not release, then the backlog drains
-	s.Params["outage"] = d.String()
-	s.Script = networkOnce(dep, faultproxy.Fault{Kind: faultproxy.Down}, d, false)
+	s.Script = networkOnce(dep, faultproxy.Fault{Kind: faultproxy.Down}, param(&s, "outage", d), allLinks)
 	return s
 }
 
 // referenceDefaults is the reference dispatcher's default tuning
-// (reference.DefaultConfig after WithDerived).
+// (reference.DefaultConfig after WithDerived; the harness links no
+// dispatcher, so catalog_test.go checks this copy against the reference).
 func referenceDefaults() history.Tuning {
 	return history.Tuning{
 		PollInterval:   history.Duration(100 * time.Millisecond),

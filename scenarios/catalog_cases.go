@@ -22,7 +22,7 @@ import (
 func commitOrderGaps() runner.Scenario {
 	s := base("commit-order-gaps", "one producer transaction in eight is held open 0.4-1.5 s after its insert, so ids commit out of order: an event committed behind a higher id must still be published", 2, 600)
 	s.Hold = workload.Hold{Share: 0.125, Min: 400 * time.Millisecond, Max: 1500 * time.Millisecond}
-	s.Params["hold"] = "12.5% of events, 400ms-1.5s"
+	s.Params["hold"] = fmt.Sprintf("%g%% of events, %s-%s", s.Hold.Share*100, s.Hold.Min, s.Hold.Max)
 	s.Exercises = []string{"I2"}
 	// A held event must commit after a higher id was claimed, or there was
 	// no gap to fall into. One gap loses a cursor's event for good; five
@@ -42,15 +42,11 @@ func commitOrderGaps() runner.Scenario {
 func lockConflicts() runner.Scenario {
 	s := base("lock-conflicts", "one instance's locking statements are answered, one in ten, with a deadlock (1213) or lock wait timeout (1205) for 5 s: retried, never an event failed", 2, 600)
 	s.Exercises = []string{"I2"}
-	share := 0.1
-	s.Params["share"] = fmt.Sprint(share)
 	s.Landing = []history.Requirement{{Fault: history.LandSQLError, AtLeast: 5}}
-	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
-		if err := n.Sleep(ctx, 500*time.Millisecond); err != nil {
-			return err
-		}
-		return n.Network(ctx, "mysql", "d1", faultproxy.Fault{Kind: faultproxy.SQLError, Probability: share}, 5*time.Second)
-	}
+	refused := faultproxy.Fault{Kind: faultproxy.SQLError, Probability: param(&s, "share", 0.1)}
+	s.Script = after(500*time.Millisecond, func(ctx context.Context, n *runner.Nemesis) error {
+		return n.Network(ctx, "mysql", "d1", refused, 5*time.Second)
+	})
 	return s
 }
 
@@ -74,14 +70,10 @@ func mysqlRestart() runner.Scenario {
 	s := base("mysql-restart", "MySQL SIGKILLed and restarted on the same port mid-load (crash recovery, connections cut mid-transaction), then again with d1 paused across it", 2, 800)
 	s.Rate = 150
 	s.Needs = []runner.Needs{runner.NeedMySQLRestart}
-	lease := 5 * time.Second
+	lease := param(&s, "lease", 5*time.Second)
 	s.Tuning.Lease = history.Duration(lease)
-	down := time.Second
-	s.Params["down"], s.Params["lease"] = down.String(), lease.String()
-	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
-		if err := n.Sleep(ctx, time.Second); err != nil {
-			return err
-		}
+	down := param(&s, "down", time.Second)
+	s.Script = after(time.Second, func(ctx context.Context, n *runner.Nemesis) error {
 		// A dispatcher slow to boot (Node.js on a busy machine: 3 s seen)
 		// has claimed nothing yet: the restart would find nothing in
 		// flight. Wait until dispatching has begun.
@@ -112,7 +104,7 @@ func mysqlRestart() runner.Scenario {
 			}
 			return n.RestartServer(ctx, "mysql", down)
 		})
-	}
+	})
 	// The restarts must hold an event up: a claim cut by one, a transient
 	// failure inside one, or an event produced inside one and claimed only
 	// after it (the producer itself waits the restart out, so it is mostly

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/reference"
 	"github.com/outboxchaos/outboxchaos/scenarios"
 )
 
@@ -78,11 +80,22 @@ func TestLongScenariosAreOutsideTheCatalog(t *testing.T) {
 		require.NoError(t, s.Validate())
 		require.False(t, inCatalog[s.Name], "%s would slow down make chaos", s.Name)
 		require.Empty(t, s.Waived, "%s: the reference must keep every invariant through it", s.Name)
-		require.EqualValues(t, 10, s.Tuning.MaxAttempts)
+		require.Equal(t, referenceDefaults(), s.Tuning, "%s runs at the reference's own defaults", s.Name)
 		require.Contains(t, makeLongList(t), s.Name, "make chaos-long does not run %s", s.Name)
 		got, err := scenarios.Get(s.Name)
 		require.NoError(t, err)
 		require.Equal(t, s.Name, got.Name)
+	}
+}
+
+// referenceDefaults is the reference's default tuning as the reference
+// derives it: the long outages' copy of it must not drift.
+func referenceDefaults() history.Tuning {
+	c := reference.DefaultConfig().WithDerived()
+	return history.Tuning{
+		PollInterval: history.Duration(c.PollInterval), BatchSize: c.BatchSize, Lease: history.Duration(c.Lease),
+		MaxAttempts: c.MaxAttempts, BackoffBase: history.Duration(c.BackoffBase), BackoffMax: history.Duration(c.BackoffMax),
+		PublishTimeout: history.Duration(c.PublishTimeout),
 	}
 }
 

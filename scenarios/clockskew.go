@@ -23,15 +23,10 @@ func clockSkew() runner.Scenario {
 	s.Rate = 100
 	s.Needs = []runner.Needs{runner.NeedClockSkew}
 	s.Exercises = []string{"I5"}
-	skew, hold := -10*time.Second, 4*time.Second
-	s.Params["skew"] = skew.String()
-	s.Params["skewed_for"] = hold.String()
+	skew, hold := param(&s, "skew", -10*time.Second), param(&s, "skewed_for", 4*time.Second)
 	s.Landing = []history.Requirement{{Fault: history.LandClockSkew, AtLeast: 5}}
-	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
-		if err := n.Sleep(ctx, 500*time.Millisecond); err != nil {
-			return err
-		}
+	s.Script = after(500*time.Millisecond, func(ctx context.Context, n *runner.Nemesis) error {
 		return n.SkewClock(ctx, "d2", skew, hold)
-	}
+	})
 	return s
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/reports"
-	"github.com/outboxchaos/outboxchaos/scenarios"
 )
 
 // The reference passes queue-error with the fault landed; the same
@@ -20,12 +19,8 @@ import (
 // only waits) comes out unknown, because its landing requirement failed,
 // although every invariant holds.
 func TestQueueErrorLandsAndADisabledFaultMakesTheRunUnknown(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end runs are skipped with -short")
-	}
-	e := openLocal(t)
-	s, err := scenarios.Get("queue-error")
-	require.NoError(t, err)
+	e := endToEnd(t)
+	s := catalogScenario(t, "queue-error")
 	s.Events = 250
 
 	t.Run("landed", func(t *testing.T) {

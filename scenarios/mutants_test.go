@@ -17,7 +17,6 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
-	"github.com/outboxchaos/outboxchaos/scenarios"
 )
 
 // mutantSeed fixes every run of this file: the schedules' choices replay.
@@ -32,10 +31,7 @@ var alsoFails = map[string][]string{"no-lease-recovery": {"I2"}}
 // reference and the bug-free base pass the same scenarios
 // (TestReferenceAndBasePassTheMutantScenarios), so each failure is the bug's.
 func TestMutantsAreCaughtByTheirInvariant(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end runs are skipped with -short")
-	}
-	e := openLocal(t)
+	e := endToEnd(t)
 	work := filepath.Join(t.TempDir(), "work")
 	for _, m := range mutants.Catalog() {
 		t.Run(m.Name, func(t *testing.T) {
@@ -59,10 +55,7 @@ func TestMutantsAreCaughtByTheirInvariant(t *testing.T) {
 }
 
 func TestReferenceAndBasePassTheMutantScenarios(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end runs are skipped with -short")
-	}
-	e := openLocal(t)
+	e := endToEnd(t)
 	work := filepath.Join(t.TempDir(), "work")
 	base, err := mutants.BaseAdapter()
 	require.NoError(t, err)
@@ -95,8 +88,7 @@ func TestReferenceAndBasePassTheMutantScenarios(t *testing.T) {
 // where a smaller run still catches the bug, to keep the suite short.
 func mutantScenario(t *testing.T, name string) runner.Scenario {
 	t.Helper()
-	s, err := scenarios.Get(name)
-	require.NoError(t, err)
+	s := catalogScenario(t, name)
 	switch name {
 	case "contention":
 		s.Events = 600
@@ -179,10 +171,7 @@ var blackBoxScenarios = map[string]string{
 // fault did not land where it matters. Eleven runs in sequence, about three
 // to four minutes on two cores.
 func TestBlackBoxMutantsNeverPass(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end runs are skipped with -short")
-	}
-	e := openLocal(t)
+	e := endToEnd(t)
 	work := filepath.Join(t.TempDir(), "work")
 	for _, m := range mutants.Catalog() {
 		scenario, ok := blackBoxScenarios[m.Scenario]
@@ -220,10 +209,7 @@ func TestBlackBoxMutantsNeverPass(t *testing.T) {
 // the add, a COMMIT held past the lease) and landing requirements are the
 // black box's own; so a black-box mutant's failure there is its bug's.
 func TestBlackBoxControlsPassZombie(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end runs are skipped with -short")
-	}
-	e := openLocal(t)
+	e := endToEnd(t)
 	work := filepath.Join(t.TempDir(), "work")
 	base, err := mutants.BaseAdapter()
 	require.NoError(t, err)

@@ -1,7 +1,7 @@
 package scenarios
 
 import (
-	"context"
+	"fmt"
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
@@ -29,22 +29,13 @@ func ordering() runner.Scenario {
 	s.Exercises = []string{"I10"}
 	s.Tuning.MaxAttempts = 10
 	s.Tuning.BackoffMax = history.Duration(time.Second)
-	broken := 1500 * time.Millisecond
-	s.Params["aggregates"] = "40"
-	s.Params["broken_for"] = broken.String()
+	s.Params["aggregates"] = fmt.Sprint(s.Aggregates)
 	// The refused adds must land, and some of them on an event with a
 	// later one of its aggregate already committed, to be overtaken.
 	s.Landing = []history.Requirement{
 		{Fault: history.LandQueueError, AtLeast: 3},
 		{Fault: history.LandOrderRetry, AtLeast: 3},
 	}
-	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
-		if err := n.Sleep(ctx, 300*time.Millisecond); err != nil {
-			return err
-		}
-		qs := n.Queues()
-		n.Note("broken_queue", qs[len(qs)-1])
-		return n.BreakQueue(ctx, qs[len(qs)-1], broken)
-	}
+	s.Script = after(300*time.Millisecond, breakLastQueue(param(&s, "broken_for", 1500*time.Millisecond)))
 	return s
 }

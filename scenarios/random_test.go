@@ -153,10 +153,7 @@ func TestRandomCatalogEntryDescribesItself(t *testing.T) {
 // from the seed, the run folder names that schedule, and the same seed
 // draws the same schedule again.
 func TestRandomScenarioReplaysBySeedAndRecordsItsSchedule(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end runs are skipped with -short")
-	}
-	e := openLocal(t)
+	e := endToEnd(t)
 	var drawn []string
 	for i := 0; i < 2; i++ {
 		s := scenarios.Random()

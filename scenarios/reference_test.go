@@ -18,6 +18,24 @@ import (
 )
 
 // openLocal starts private servers for one test; they go at cleanup.
+// endToEnd skips t under -short, else opens the private local environment
+// for its runs.
+func endToEnd(t *testing.T) env.Env {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end runs are skipped with -short")
+	}
+	return openLocal(t)
+}
+
+// catalogScenario is the catalog's scenario of that name.
+func catalogScenario(t *testing.T, name string) runner.Scenario {
+	t.Helper()
+	s, err := scenarios.Get(name)
+	require.NoError(t, err)
+	return s
+}
+
 func openLocal(t *testing.T) env.Env {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -63,19 +81,22 @@ func requireAllPass(t *testing.T, o runner.Outcome) {
 	require.Equal(t, check.Pass, o.Verdict)
 }
 
+// referencePasses runs the catalog scenario against the reference and
+// requires every invariant to pass.
+func referencePasses(t *testing.T, e env.Env, name string) runner.Outcome {
+	t.Helper()
+	o := runScenario(t, e, catalogScenario(t, name), runner.Options{Adapter: refadapter.New()})
+	requireAllPass(t, o)
+	return o
+}
+
 // The bar for the harness: the baseline and the seed's crash-window
 // test pass against the reference through the whole runner.
 func TestReferencePassesBaselineAndCrashWindow(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end runs are skipped with -short")
-	}
-	e := openLocal(t)
+	e := endToEnd(t)
 	for _, name := range []string{"baseline", "crash-window"} {
 		t.Run(name, func(t *testing.T) {
-			s, err := scenarios.Get(name)
-			require.NoError(t, err)
-			o := runScenario(t, e, s, runner.Options{Adapter: refadapter.New()})
-			requireAllPass(t, o)
+			o := referencePasses(t, e, name)
 			require.Len(t, o.Results, 9)
 		})
 	}
@@ -86,16 +107,10 @@ func TestReferencePassesBaselineAndCrashWindow(t *testing.T) {
 // dispatchers that do spend them) and mysql-outage end with every valid
 // event published, each job created once, and "valid events failed: 0".
 func TestReferencePublishesEveryValidEventThroughOutages(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end runs are skipped with -short")
-	}
-	e := openLocal(t)
+	e := endToEnd(t)
 	for _, name := range []string{"redis-outage", "mysql-outage"} {
 		t.Run(name, func(t *testing.T) {
-			s, err := scenarios.Get(name)
-			require.NoError(t, err)
-			o := runScenario(t, e, s, runner.Options{Adapter: refadapter.New()})
-			requireAllPass(t, o)
+			o := referencePasses(t, e, name)
 			for _, r := range o.Results {
 				require.Contains(t, []check.Verdict{check.Pass, check.NotExercised}, r.Verdict,
 					"%s %s holds even where waived: %s", r.ID, r.Name, r.Reason)

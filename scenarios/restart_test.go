@@ -19,7 +19,6 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 	"github.com/outboxchaos/outboxchaos/reports"
-	"github.com/outboxchaos/outboxchaos/scenarios"
 )
 
 // The controls of mysql-restart, whose mutant (memory-owner-registry) is
@@ -28,14 +27,10 @@ import (
 // with d1 paused across it, and every valid event is still published, each
 // job created once. About 20 s each.
 func TestReferenceAndBaseRideOutAMySQLRestart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end runs are skipped with -short")
-	}
-	e := openLocal(t)
+	e := endToEnd(t)
 	base, err := mutants.BaseAdapter()
 	require.NoError(t, err)
-	s, err := scenarios.Get("mysql-restart")
-	require.NoError(t, err)
+	s := catalogScenario(t, "mysql-restart")
 	for _, a := range []supervisor.Adapter{refadapter.New(), base} {
 		t.Run(a.Name(), func(t *testing.T) {
 			started := time.Now()
@@ -64,8 +59,7 @@ func TestMySQLRestartIsSkippedWhereMySQLCannotBeKilled(t *testing.T) {
 		RedisURL: fmt.Sprintf("redis://%s/0", local.RedisAddr())})
 	require.NoError(t, err)
 	defer ext.Close()
-	s, err := scenarios.Get("mysql-restart")
-	require.NoError(t, err)
+	s := catalogScenario(t, "mysql-restart")
 	o := runScenario(t, ext, s, runner.Options{Adapter: refadapter.New()})
 	require.Contains(t, o.Skipped, "never kills or restarts it")
 	require.Empty(t, runner.Missing(s, refadapter.New().Capabilities(), local), "the local environment can")

@@ -13,8 +13,7 @@ import (
 
 // clock-skew and ordering say what they need, exercise and must land.
 func TestClockSkewAndOrderingDefinitions(t *testing.T) {
-	s, err := scenarios.Get("clock-skew")
-	require.NoError(t, err)
+	s := catalogScenario(t, "clock-skew")
 	require.Equal(t, []runner.Needs{runner.NeedClockSkew}, s.Needs)
 	require.Equal(t, []string{"I5"}, s.Exercises)
 	require.Equal(t, []history.Requirement{{Fault: history.LandClockSkew, AtLeast: 5}}, s.Landing)

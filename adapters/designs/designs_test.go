@@ -1,22 +1,22 @@
 package designs_test
 
 import (
-	"github.com/outboxchaos/outboxchaos/adapters/mutants/names"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/adapters/designs"
 	"github.com/outboxchaos/outboxchaos/adapters/mutants/dispatcher"
+	"github.com/outboxchaos/outboxchaos/adapters/mutants/names"
 )
 
 func TestTheCatalogNamesEveryModeOfTheBase(t *testing.T) {
-	var names []string
+	var catalogued []string
 	for _, d := range designs.All() {
 		require.NotEmpty(t, d.About, d.Name)
-		names = append(names, d.Name)
+		catalogued = append(catalogued, d.Name)
 	}
-	require.Equal(t, dispatcher.Modes(), names)
+	require.Equal(t, dispatcher.Modes(), catalogued)
 }
 
 func TestADesignFixesItsPollIntervalAndBatchSize(t *testing.T) {

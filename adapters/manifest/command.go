@@ -2,10 +2,11 @@ package manifest
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -45,11 +46,7 @@ func (l *loader) start(a *Adapter, r *rawStart, hasBuild bool) {
 	}
 	a.start = c
 	a.passContract = r.PassContractEnv == nil || *r.PassContractEnv
-	keys := make([]string, 0, len(r.Env))
-	for k := range r.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(r.Env))
 	for _, k := range keys {
 		field := "start.env." + k
 		if !validEnvName(k) {

@@ -2,9 +2,11 @@ package manifest
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -124,11 +126,7 @@ func (l *loader) columns(section string, v reflect.Value, required map[string]bo
 			"table %q is not created by the DDL", tableName)
 		return
 	}
-	keys := make([]string, 0, len(names))
-	for k := range names {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(names))
 	for _, key := range keys {
 		col := names[key]
 		if key == "table" {
@@ -185,11 +183,7 @@ func (l *loader) words(field string, words map[string]string, required, allowed 
 		ok[c] = true
 	}
 	reached := map[string]bool{}
-	keys := make([]string, 0, len(words))
-	for w := range words {
-		keys = append(keys, w)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(words))
 	for _, w := range keys {
 		c := words[w]
 		if strings.TrimSpace(w) == "" {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -127,7 +128,7 @@ func score(k keySpec, c schemaddl.Column) (int, string) {
 	}
 	var hits []string
 	for _, w := range nameWords(c.Name) {
-		if contains(k.words, w) {
+		if slices.Contains(k.words, w) {
 			hits = append(hits, w)
 		}
 	}
@@ -150,15 +151,6 @@ func isJSON(c schemaddl.Column) bool {
 	}
 	for _, ch := range c.Checks {
 		if strings.Contains(strings.ToLower(ch), "json_valid") {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
 			return true
 		}
 	}
@@ -213,7 +205,7 @@ func joinReasons(a, b string) string {
 // tableNameBonus rewards a table named like its role.
 func tableNameBonus(name string, words []string) (int, string) {
 	for _, w := range nameWords(name) {
-		if contains(words, w) {
+		if slices.Contains(words, w) {
 			return 30, fmt.Sprintf("its name has %q", w)
 		}
 	}

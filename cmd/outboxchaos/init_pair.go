@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,7 +22,7 @@ type pairGuess struct {
 // forceJobs, when set, name the tables. A tie between two different pairs
 // is an error, as is no complete pair.
 func choosePair(tables map[string]schemaddl.Table, forceOutbox, forceJobs string) (pairGuess, error) {
-	names := sortedTables(tables)
+	names := slices.Sorted(maps.Keys(tables))
 	for _, f := range []struct{ flag, name string }{{"--outbox-table", forceOutbox}, {"--jobs-table", forceJobs}} {
 		if _, ok := tables[strings.ToLower(f.name)]; f.name != "" && !ok {
 			return pairGuess{}, fmt.Errorf("%s %q: no such table (tables read: %s)", f.flag, f.name, strings.Join(names, ", "))
@@ -64,15 +66,6 @@ func choosePair(tables map[string]schemaddl.Table, forceOutbox, forceJobs string
 
 func matches(force, name string) bool { return force == "" || strings.EqualFold(force, name) }
 
-func sortedTables(tables map[string]schemaddl.Table) []string {
-	names := make([]string, 0, len(tables))
-	for n := range tables {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
 // guessJobs proposes the jobs table's columns; the primary key is the
 // likeliest id.
 func guessJobs(t schemaddl.Table) tableGuess {
@@ -93,7 +86,7 @@ func guessJobs(t schemaddl.Table) tableGuess {
 // one whose foreign key references the jobs table.
 func guessOutbox(t schemaddl.Table, jobs tableGuess) tableGuess {
 	jobID := jobs.picks["id"].column
-	refs := contains(lowerAll(t.References), strings.ToLower(jobs.table.Name))
+	refs := slices.Contains(lowerAll(t.References), strings.ToLower(jobs.table.Name))
 	singular := singularOf(strings.ToLower(jobs.table.Name))
 	g := assign(t, outboxKeys, func(key string, c schemaddl.Column) (int, string) {
 		if key != "aggregate_id" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/outboxchaos/outboxchaos/adapters/schemaddl"
@@ -85,7 +86,7 @@ func guessStatus(role statusRole, src statusSource) statusGuess {
 			continue
 		}
 		switch {
-		case !contains(role.required, c):
+		case !slices.Contains(role.required, c):
 			g.notes = append(g.notes, fmt.Sprintf("no word reads as %s (optional: add <your word>: %s if the job's workers write one)", c, c))
 		case len(src.vocab.Words) > 0:
 			g.notes = append(g.notes, fmt.Sprintf("NOT FOUND: no word of %s reads as %s; add <your word>: %s", src.vocab.From, c, c))
@@ -120,10 +121,10 @@ func (s statusSource) words() []string {
 // origin says where word w was found.
 func (s statusSource) origin(w string) string {
 	var where []string
-	if contains(s.vocab.Words, w) {
+	if slices.Contains(s.vocab.Words, w) {
 		where = append(where, "in "+s.vocab.From)
 	}
-	if contains(s.data, w) {
+	if slices.Contains(s.data, w) {
 		where = append(where, "in the data")
 	}
 	if w == s.def {
@@ -145,7 +146,7 @@ func (s statusSource) searched() string {
 func classifyWord(role statusRole, w string) (string, string) {
 	norm := strings.Join(nameWords(w), "_")
 	for _, c := range role.canonical {
-		if contains(role.synonyms[c], norm) {
+		if slices.Contains(role.synonyms[c], norm) {
 			if norm == c {
 				return c, "the contract's own word"
 			}
@@ -154,7 +155,7 @@ func classifyWord(role statusRole, w string) (string, string) {
 	}
 	for _, part := range nameWords(w) {
 		for _, c := range role.canonical {
-			if contains(role.synonyms[c], part) {
+			if slices.Contains(role.synonyms[c], part) {
 				return c, fmt.Sprintf("its part %q reads as %s", part, c)
 			}
 		}

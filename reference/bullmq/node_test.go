@@ -2,7 +2,6 @@ package bullmq_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,11 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/reference/dispatchtest"
 )
 
 // nodeDir holds package.json, package-lock.json and the scripts.
@@ -56,7 +56,7 @@ type nodeProc struct {
 	t      *testing.T
 	cmd    *exec.Cmd
 	lines  chan json.RawMessage
-	stderr *lockedBuffer
+	stderr *dispatchtest.Output
 	done   chan error
 }
 
@@ -72,7 +72,7 @@ func startNode(t *testing.T, node, script string, arg any) *nodeProc {
 	cmd.WaitDelay = 5 * time.Second
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	p := &nodeProc{t: t, cmd: cmd, lines: make(chan json.RawMessage, 16), stderr: &lockedBuffer{}, done: make(chan error, 1)}
+	p := &nodeProc{t: t, cmd: cmd, lines: make(chan json.RawMessage, 16), stderr: &dispatchtest.Output{}, done: make(chan error, 1)}
 	cmd.Stderr = p.stderr
 	require.NoError(t, cmd.Start(), "start node %s", script)
 	go p.readLines(stdout)
@@ -129,21 +129,4 @@ func (p *nodeProc) finish() {
 	}
 	err := <-p.done
 	require.NoError(p.t, err, "node %s failed; stderr:\n%s", p.cmd.Args[1], p.stderr)
-}
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -11,6 +11,11 @@
 //     arguments), QueryRows (a query's rows, scanned one by one) and
 //     LoadJobs (the ai_jobs rows of a batch, one read);
 //   - TruncateError, which fits a text into outbox_events.last_error;
+//   - NewToken, a fresh 128-bit fencing token for a claim's lock_token;
+//   - Loop, the poll loop: polls paced by the interval, a doubling idle wait
+//     after failed polls (IdleWait), and a work context that outlives the
+//     stop by the shutdown timeout, so the batch in flight can finish;
+//   - Owned, the connections a dispatcher opened itself and must close;
 //   - Main, the thin command around a dispatcher: configuration from the
 //     environment, a graceful stop on SIGTERM or SIGINT (a second signal
 //     terminates at once), and the contract's exit codes.

@@ -3,7 +3,6 @@ package dispatchkit
 import (
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
@@ -23,11 +22,4 @@ func TestInListAndArgs(t *testing.T) {
 	require.Equal(t, "(?,?,?)", InList(3))
 	require.Equal(t, []any{int64(1), int64(2)}, Args([]int64{1, 2}))
 	require.Equal(t, []any{"a"}, Args([]string{"a"}))
-}
-
-func TestIdleWaitBacksOffOnFailuresUpToASecond(t *testing.T) {
-	require.Equal(t, 50*time.Millisecond, IdleWait(50*time.Millisecond, 0))
-	require.Equal(t, 200*time.Millisecond, IdleWait(50*time.Millisecond, 2))
-	require.Equal(t, time.Second, IdleWait(50*time.Millisecond, 20))
-	require.Equal(t, 3*time.Second, IdleWait(3*time.Second, 5), "never below the poll interval")
 }

@@ -126,42 +126,37 @@ func holdFinalizeOpen(t *testing.T, e *env, bug string) (*Dispatcher, <-chan int
 	return owner, rec
 }
 
-func TestModeNestSingleClaimsOneEventPerTransaction(t *testing.T) {
-	e := newEnv(t)
-	for i := 0; i < 30; i++ {
+// runModeToTheEnd runs two instances in mode over n valid events until all
+// are published, and requires each claimed once and queued once.
+func runModeToTheEnd(e *env, mode string, n int) {
+	e.t.Helper()
+	for i := 0; i < n; i++ {
 		e.addValid(fmt.Sprintf("job-%d", i))
 	}
 	for i := 1; i <= 2; i++ {
 		cfg := e.config(fmt.Sprintf("d%d", i), "")
-		cfg.Mode = names.ModeNestSingle
+		cfg.Mode = mode
 		e.run(e.dispatcher(cfg))
 	}
 	e.waitFor("every event published", func() bool {
-		return e.Count(`SELECT COUNT(*) FROM outbox_events WHERE status = 'published'`) == 30
+		return e.Count(`SELECT COUNT(*) FROM outbox_events WHERE status = 'published'`) == n
 	})
+	require.Zero(e.t, e.Count(`SELECT COUNT(*) FROM outbox_events WHERE attempts <> 1`))
+	require.Len(e.t, e.list("bull:"+queueA+":wait"), n)
+}
+
+func TestModeNestSingleClaimsOneEventPerTransaction(t *testing.T) {
+	e := newEnv(t)
+	runModeToTheEnd(e, names.ModeNestSingle, 30)
 	require.Equal(t, 30, e.Count(`SELECT COUNT(DISTINCT new_token) FROM audit WHERE new_status = 'processing'`), "one token per event: one event per claim")
-	require.Zero(t, e.Count(`SELECT COUNT(*) FROM outbox_events WHERE attempts <> 1`))
-	require.Len(t, e.list("bull:"+queueA+":wait"), 30)
 }
 
 func TestModeGlobalLockBatch20TakesTheLockForEachBatchOf20(t *testing.T) {
 	e := newEnv(t)
-	for i := 0; i < 45; i++ {
-		e.addValid(fmt.Sprintf("job-%d", i))
-	}
-	for i := 1; i <= 2; i++ {
-		cfg := e.config(fmt.Sprintf("d%d", i), "")
-		cfg.Mode = names.ModeGlobalLockBatch20
-		e.run(e.dispatcher(cfg))
-	}
-	e.waitFor("every event published", func() bool {
-		return e.Count(`SELECT COUNT(*) FROM outbox_events WHERE status = 'published'`) == 45
-	})
+	runModeToTheEnd(e, names.ModeGlobalLockBatch20, 45)
 	require.Zero(t, e.Count(`SELECT COUNT(*) FROM (SELECT new_token FROM audit WHERE new_status = 'processing'
 		GROUP BY new_token HAVING COUNT(*) > 20) x`), "no batch above 20")
 	require.GreaterOrEqual(t, e.Count(`SELECT COUNT(DISTINCT new_token) FROM audit WHERE new_status = 'processing'`), 3)
-	require.Zero(t, e.Count(`SELECT COUNT(*) FROM outbox_events WHERE attempts <> 1`))
-	require.Len(t, e.list("bull:"+queueA+":wait"), 45)
 
 	// While another holds the lock, a tick claims nothing.
 	require.NoError(t, e.Redis.Set(context.Background(), "bull:outbox-dispatch-lock", "someone", 0).Err())

@@ -2,9 +2,7 @@ package dispatcher
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -42,7 +40,7 @@ type querier interface {
 // claim takes up to batchSize due events in one transaction, in the flow's
 // way (doc.go, "Claim"). An empty batch is not an error.
 func (d *Dispatcher) claim(ctx context.Context) (*batch, error) {
-	token, err := newToken()
+	token, err := dispatchkit.NewToken()
 	if err != nil {
 		return nil, fmt.Errorf("claim batch: %w", err)
 	}
@@ -204,15 +202,6 @@ func scanEvents(ctx context.Context, q dispatchkit.Querier, query string, args .
 		e.attempts++
 		return e, err
 	}, query, args...)
-}
-
-// newToken returns a fresh fencing token: 32 hex characters.
-func newToken() (string, error) {
-	var buf [16]byte
-	if _, err := rand.Read(buf[:]); err != nil {
-		return "", fmt.Errorf("new token: %w", err)
-	}
-	return hex.EncodeToString(buf[:]), nil
 }
 
 // headOfAggregate is the claim's per-aggregate order guard (doc.go,

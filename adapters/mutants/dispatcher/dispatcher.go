@@ -114,6 +114,11 @@ func (d *Dispatcher) connect() error {
 // Close closes the connections New opened itself. It is idempotent.
 func (d *Dispatcher) Close() error { return d.owned.Close() }
 
+// String describes the dispatcher for logs and test failures.
+func (d *Dispatcher) String() string {
+	return fmt.Sprintf("dispatcher %s (%s)", d.cfg.InstanceID, d.cfg.Name())
+}
+
 // batchSize and pollInterval are the mode's fixed values or the contract's.
 func (d *Dispatcher) batchSize() int {
 	if d.flow.batchSize > 0 {

@@ -16,11 +16,11 @@
 // same OUTBOX_FAILPOINTS syntax, and the same crash: "failpoint <name>:
 // crash" on stderr, then SIGKILL of the own process). The plumbing both
 // dispatchers need (one transaction, IN lists, the ai_jobs read, row
-// scanning, last_error's width, the idle wait and shutdown grace of the
-// loop, owned connections, the thin command) is package reference/dispatchkit,
-// which both import; their tests share reference/dispatchtest. Its claim,
-// validation, add, finalize and recovery are its own code, written for this
-// base: that is where the bugs live.
+// scanning, last_error's width, fencing tokens, the poll loop with its idle
+// wait and shutdown grace, owned connections, the thin command) is package
+// reference/dispatchkit, which both import; their tests share
+// reference/dispatchtest. Its claim, validation, add, finalize and recovery
+// are its own code, written for this base: that is where the bugs live.
 //
 // # The base, step by step
 //

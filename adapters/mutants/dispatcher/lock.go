@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
 )
 
 // releaseLock deletes the lock only while it still holds our token, so a
@@ -34,7 +36,7 @@ func newDispatchLock(rdb redis.UniversalClient, prefix string, ttl time.Duration
 
 // acquire tries once to take the lock for ttl.
 func (l *dispatchLock) acquire(ctx context.Context) (bool, error) {
-	token, err := newToken()
+	token, err := dispatchkit.NewToken()
 	if err != nil {
 		return false, fmt.Errorf("dispatch lock: %w", err)
 	}

@@ -3,7 +3,6 @@ package dispatcher
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/reference/dispatchkit"
@@ -16,25 +15,16 @@ import (
 // release) and closes the connections New opened. MySQL and Redis outages do
 // not end it.
 func (d *Dispatcher) Run(ctx context.Context) error {
-	work, cancel := dispatchkit.ShutdownContext(ctx, d.cfg.ShutdownTimeout)
-	defer cancel()
 	d.log.Info("dispatcher started", "batch_size", d.batchSize(), "poll_interval", d.pollInterval().String(),
 		"lease", d.cfg.Lease.String(), "failpoints", d.fp.Enabled())
-	failures := 0
-	for ctx.Err() == nil {
+	loop := dispatchkit.Loop{Interval: d.pollInterval(), Grace: d.cfg.ShutdownTimeout}
+	loop.Run(ctx, func(work context.Context) (bool, error) {
 		n, err := d.Poll(work)
-		switch {
-		case err != nil:
-			failures++
+		if err != nil {
 			d.log.Warn("poll failed", "error", err.Error())
-		case n == d.batchSize() && !d.flow.tickLock:
-			failures = 0
-			continue // a full batch: more may be due
-		default:
-			failures = 0
 		}
-		dispatchkit.Wait(ctx, dispatchkit.IdleWait(d.pollInterval(), failures))
-	}
+		return n == d.batchSize() && !d.flow.tickLock, err // tick-lock: one batch a tick, however full
+	})
 	d.log.Info("dispatcher stopped")
 	return d.Close()
 }
@@ -119,9 +109,4 @@ func (d *Dispatcher) maybeRecover(ctx context.Context) {
 	case n > 0:
 		d.log.Info("recovered expired claims", "recovered", n)
 	}
-}
-
-// String describes the dispatcher for logs and test failures.
-func (d *Dispatcher) String() string {
-	return fmt.Sprintf("dispatcher %s (%s)", d.cfg.InstanceID, d.cfg.Name())
 }

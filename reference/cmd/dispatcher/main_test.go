@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -98,21 +97,9 @@ func (w *world) status(id int64) (status string, lockedBy sql.NullString, attemp
 // proc is one running dispatcher binary.
 type proc struct {
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *dispatchtest.Output
 	done   chan error
 }
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 func (w *world) start(bin, instance string, extra ...string) *proc {
 	cmd := exec.Command(bin)
@@ -123,7 +110,7 @@ func (w *world) start(bin, instance string, extra ...string) *proc {
 		"OUTBOX_POLL_INTERVAL=20ms", "OUTBOX_LEASE=1s", "OUTBOX_PUBLISH_TIMEOUT=400ms",
 		"OUTBOX_RECOVERY_MARGIN=100ms", "OUTBOX_BACKOFF_BASE=100ms", "OUTBOX_BACKOFF_MAX=1s",
 	}, extra...)
-	p := &proc{cmd: cmd, stderr: &lockedBuffer{}, done: make(chan error, 1)}
+	p := &proc{cmd: cmd, stderr: &dispatchtest.Output{}, done: make(chan error, 1)}
 	cmd.Stderr = p.stderr
 	require.NoError(w.t, cmd.Start())
 	go func() { p.done <- cmd.Wait() }()
