@@ -110,17 +110,35 @@ func (r *session) heal(ctx context.Context) error {
 }
 
 // drain waits until no event is pending or processing, or the budget ends.
+// A dispatcher still working through its backlog when the budget ends (the
+// count of open events fell within the last stall window) is given more
+// time, up to drainCap past the budget: "eventually published" is judged
+// on a dispatcher that stopped moving, not on a slow one cut short.
 func (r *session) drain(ctx context.Context) error {
 	budget := r.o.Scenario.drainBudget()
 	r.log("drain: up to %s", budget.Round(time.Second))
 	stop := r.ticker(ctx, "drain")
 	defer stop()
-	deadline := time.Now().Add(budget)
-	quietPolls := 0
-	for time.Now().Before(deadline) && quietPolls < 3 {
+	start := time.Now()
+	deadline, hardEnd := start.Add(budget), start.Add(budget+drainCap)
+	stall := r.o.Scenario.stallWindow()
+	fewest, lastFall := -1, start
+	quietPolls, extended := 0, false
+	for quietPolls < 3 {
+		now := time.Now()
+		if now.After(hardEnd) || (now.After(deadline) && now.Sub(lastFall) > stall) {
+			break
+		}
+		if now.After(deadline) && !extended {
+			extended = true
+			r.log("drain: %d events still open and falling: waiting while they fall (at most %s more)", fewest, drainCap)
+		}
 		open, err := r.openEvents(ctx)
 		if err != nil {
 			return err
+		}
+		if fewest < 0 || open < fewest {
+			fewest, lastFall = open, now
 		}
 		if open == 0 && r.queuesIdle(ctx) {
 			quietPolls++
@@ -138,6 +156,10 @@ func (r *session) drain(ctx context.Context) error {
 	}
 	return nil
 }
+
+// drainCap is how much longer than its budget a drain waits on a
+// dispatcher still making progress.
+const drainCap = 2 * time.Minute
 
 func (r *session) queuesIdle(ctx context.Context) bool {
 	if !r.o.Scenario.Consumer {

@@ -185,6 +185,15 @@ func DefaultTuning() history.Tuning {
 
 // drainBudget is how long the drain may take: enough for a lease to run out,
 // a full backoff and a few polls, plus slack for a loaded machine.
+// stallWindow is how long a drain past its budget waits for the count of
+// open events to fall before it stops: time for a correct dispatcher to
+// finish some event whatever it met (a lease, the longest backoff, two
+// polls, and 2 s).
+func (s Scenario) stallWindow() time.Duration {
+	t := s.Tuning
+	return t.Lease.D() + t.BackoffMax.D() + 2*t.PollInterval.D() + 2*time.Second
+}
+
 func (s Scenario) drainBudget() time.Duration {
 	if s.Drain > 0 {
 		return s.Drain
