@@ -158,6 +158,22 @@
 // job; it now passes BullMQ's deduplication key with a week's ttl, as the
 // other two do (the no-job-id plant drops both).
 //
+// commit-order-gaps (one producer transaction in eight held open 0.4-1.5 s
+// after its INSERT) came out unknown for node-dedupe and node-owner-round:
+// their rounds waited for the held transactions, so no claim passed a
+// held id. Their sweep (node-owner-round's recovery) ran as a bare
+// statement on the pool, under REPEATABLE READ; while most rows of the
+// young table were processing the optimizer scanned the whole primary key
+// for it, and that scan locked every row it read and waited on each row of
+// an open INSERT, while the owners' finalizes waited on the sweep
+// (INNODB_LOCK_WAITS, sampled during the runs). Both now sweep under READ
+// COMMITTED, whose UPDATE passes over a row with no committed version.
+// node-owner-round's claim UPDATE also dropped a status guard the
+// optimizer could serve from the status index, whose locking read waits on
+// an uncommitted entry even under READ COMMITTED. node-attempts-at-failure
+// (a plain read lists the expired claims, every session READ COMMITTED)
+// never waited and passed.
+//
 // # Known misses
 //
 //   - none today. go-cas/unfenced-finalize was one: the pause trap landed,

@@ -5,6 +5,19 @@
 // attempts is counted at each transient failure (failRetry), never at the
 // claim: a claim lost to a crash or a recovery costs no attempt. Every write
 // of a claimed row is fenced by status = 'processing' and the claim's token.
+//
+// None of these statements waits on a producer's transaction still open
+// after its INSERT (commit-order-gaps holds one in eight open for up to
+// 1.5 s): every session reads committed (main.js), the claim skips the rows
+// it cannot lock and marks the ones it took by id alone, the list of
+// expired claims is a plain read, and each recovery or finalize names one
+// row by id. A status guard on a statement naming many ids (AND status =
+// 'pending') would let the optimizer serve it from the status index, whose
+// locking read waits on a producer's uncommitted entry in that range even
+// under READ COMMITTED. release keeps its guard (the fence): whichever way
+// it is read, the 'processing' range of that index holds no producer's row,
+// and a READ COMMITTED UPDATE through the primary key passes over a row
+// whose INSERT is not committed yet.
 
 const crypto = require('node:crypto');
 
