@@ -8,6 +8,11 @@
 // status = 'processing', so a write by an owner whose claim was recovered
 // changes nothing. Recovery: any instance's sweep returns rows whose lease
 // ran out to pending, leaving last_error and available_at as they were.
+//
+// No statement waits on a producer's open transaction: the claim skips the
+// rows it cannot lock, the sweep scans under READ COMMITTED (see sweep), and
+// every other write names one row by its primary key (id = ?), or many
+// with no status guard (id IN (...)) that the status index could serve.
 
 const { randomUUID } = require('node:crypto');
 
@@ -21,6 +26,7 @@ class Store {
   constructor(pool, settings) {
     this.pool = pool;
     this.s = settings;
+    this.readCommitted = new WeakSet(); // connections whose session reads committed
   }
 
   async q(conn, sql, values) {
@@ -30,12 +36,17 @@ class Store {
 
   // inTx runs body(conn) inside one READ COMMITTED transaction: its locking
   // reads lock the rows they return and no gaps, so a producer's insert never
-  // waits on a claim. A connection that saw an error is destroyed: its state
-  // is unknown.
+  // waits on a claim. The level is set once per connection, for its session,
+  // the first time inTx gets it: a SET before each transaction was one more
+  // round trip in every finalize. A connection that saw an error is
+  // destroyed: its state is unknown.
   async inTx(body) {
     const conn = await this.pool.getConnection();
     try {
-      await this.q(conn, 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED', []);
+      if (!this.readCommitted.has(conn.connection)) {
+        await this.q(conn, 'SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED', []);
+        this.readCommitted.add(conn.connection);
+      }
       await conn.beginTransaction();
       const out = await body(conn);
       await conn.commit();
@@ -47,11 +58,22 @@ class Store {
     }
   }
 
-  // sweep returns every expired claim to pending and tells how many.
+  // sweep returns every expired claim to pending and tells how many. It
+  // runs in a READ COMMITTED transaction, as the claim and the finalize do,
+  // not as a bare statement on the pool (REPEATABLE READ): while
+  // most rows of a small table are processing, the optimizer scans the
+  // whole primary key for it, and under REPEATABLE READ that scan locks
+  // every row it reads and waits on each row another transaction holds,
+  // such as a producer's INSERT not committed yet. Each round then waited
+  // for the producers' open transactions, and the owners' finalizes of the
+  // rows the sweep had locked waited with it (commit-order-gaps). Under
+  // READ COMMITTED the UPDATE reads a held row at its last committed
+  // version, passes over it when that does not match (an uncommitted
+  // INSERT has none), and unlocks at once the rows it does not change.
   async sweep() {
-    const res = await this.q(this.pool,
+    const res = await this.inTx((conn) => this.q(conn,
       `UPDATE outbox_events SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
-        WHERE status = 'processing' AND locked_until < NOW(6)`, []);
+        WHERE status = 'processing' AND locked_until < NOW(6)`, []));
     return res.affectedRows;
   }
 
