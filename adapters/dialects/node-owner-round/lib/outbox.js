@@ -6,6 +6,19 @@
 // each of its poll rounds (recoverExpired), writing a reason in last_error.
 // Claims take FOR UPDATE SKIP LOCKED and count the attempt; every write
 // after the claim is fenced by status = 'processing' AND the claim's token.
+//
+// Producers' open transactions: a locking statement here never waits on an
+// INSERT not committed yet (the commit-order-gaps scenario holds one
+// producer transaction in eight open for up to 1.5 s). The claim's read
+// skips the rows it cannot lock. A statement that scans a status (the
+// recovery, a release) runs in a READ COMMITTED transaction: its UPDATE
+// reads a row another transaction holds at its last committed version and
+// passes over it when that does not match, and an uncommitted INSERT has
+// none. As a bare statement on the pool (REPEATABLE READ) the recovery
+// scanned the whole primary key while most rows were processing, locked
+// every row it read and waited for each producer's commit, and the owners'
+// finalizes of the rows it had locked waited behind it. A statement that
+// names rows by id leaves the status index alone (see claim).
 
 const crypto = require('node:crypto');
 
@@ -53,11 +66,11 @@ class Outbox {
   // the reason and the dead owner in last_error. available_at is left alone:
   // a recovery is not a failure and owes no backoff.
   async recoverExpired() {
-    const res = await this.exec(this.pool,
+    const res = await this.tx((conn) => this.exec(conn,
       `UPDATE outbox_events
           SET last_error = LEFT(CONCAT('lease expired, owner ', COALESCE(locked_by, '?')), 1024),
               status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
-        WHERE status = 'processing' AND locked_until < NOW(6)`, []);
+        WHERE status = 'processing' AND locked_until < NOW(6)`, []));
     return res.affectedRows;
   }
 
@@ -71,7 +84,14 @@ class Outbox {
   }
 
   // claim takes up to batch due events under a fresh token and returns them
-  // with their jobs rows (job is null when the row does not exist).
+  // with their jobs rows (job is null when the row does not exist). Its
+  // UPDATE names the rows by id alone: the locking read of the same
+  // transaction holds them, so they are still pending. A status guard
+  // there (AND status = 'pending') let the optimizer read the ids through
+  // the status index whenever the pending range was about as short as the
+  // batch (EXPLAIN: key idx_outbox_claim), and a locking read of that range
+  // waits, even under READ COMMITTED, on every entry another transaction
+  // holds in it, a producer's uncommitted INSERT among them.
   async claim() {
     const token = crypto.randomUUID();
     const leaseUs = Math.round(this.cfg.leaseMs * 1000);
@@ -87,7 +107,7 @@ class Outbox {
         `UPDATE outbox_events
             SET status = 'processing', locked_by = ?, lock_token = ?,
                 locked_until = ${leaseSql}, attempts = attempts + 1
-          WHERE id IN (?) AND status = 'pending'`, [this.cfg.instance, token, leaseArg, ids]);
+          WHERE id IN (?)`, [this.cfg.instance, token, leaseArg, ids]);
       return this.exec(conn,
         `SELECT id, event_type, aggregate_id, attempts FROM outbox_events
           WHERE id IN (?) AND lock_token = ? ORDER BY id`, [ids, token]);
@@ -133,12 +153,13 @@ class Outbox {
   }
 
   // release gives unstarted claims back (graceful stop): pending, due now,
-  // last_error untouched.
+  // last_error untouched. READ COMMITTED, as the recovery: for a long list
+  // of ids the optimizer may scan the whole table.
   async release(ids, token) {
     if (ids.length === 0) return 0;
-    const res = await this.exec(this.pool,
+    const res = await this.tx((conn) => this.exec(conn,
       `UPDATE outbox_events SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
-        WHERE id IN (?) AND status = 'processing' AND lock_token = ?`, [ids, token]);
+        WHERE id IN (?) AND status = 'processing' AND lock_token = ?`, [ids, token]));
     return res.affectedRows;
   }
 }
