@@ -229,7 +229,7 @@ func cmdReport(ctx context.Context, args []string) int {
 	if err := reports.WriteRun(args[0], run, results); err != nil {
 		return fail(err)
 	}
-	v, why := check.Fold(results, run.Meta.Exercises)
+	v, why := check.Decide(results, run.Meta.Exercises, check.CheckLanding(run))
 	fmt.Printf("%s: %s%s (%s)\n", args[0], strings.ToUpper(string(v)), reasonSuffix(v, why), filepath.Join(args[0], "index.html"))
 	return runner.ExitCode(runner.Outcome{Verdict: v, Reason: why}, nil)
 }

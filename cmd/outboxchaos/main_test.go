@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -151,4 +152,33 @@ func TestShardsCoverTheCatalogOnce(t *testing.T) {
 		_, err := shard(all, bad)
 		require.ErrorContains(t, err, "want i/n", bad)
 	}
+}
+
+// report folds the landing requirements into the verdict it prints and
+// exits with, as a run does: a stored run whose fault did not land is
+// unknown (exit 2), however its invariants came out.
+func TestReportCountsTheLanding(t *testing.T) {
+	bin := buildCLI(t)
+	dir := filepath.Join(t.TempDir(), "run")
+	require.NoError(t, os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "testdata", "runs", "pass-baseline"))))
+	out, err := exec.Command(bin, "report", dir).Output()
+	require.NoError(t, err, "the stored baseline passes: %s", out)
+	require.Contains(t, string(out), ": PASS")
+
+	metaPath := filepath.Join(dir, "meta.json")
+	var meta map[string]any
+	raw, err := os.ReadFile(metaPath)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &meta))
+	meta["landing"] = []map[string]any{{"fault": "crash-window", "at_least": 1}}
+	raw, err = json.Marshal(meta)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(metaPath, raw, 0o644))
+
+	out, err = exec.Command(bin, "report", dir).Output()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "%s", out)
+	require.Equal(t, 2, exit.ExitCode(), "%s", out)
+	require.Contains(t, string(out), ": UNKNOWN")
+	require.Contains(t, string(out), "crash-window did not land")
 }

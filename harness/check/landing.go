@@ -25,7 +25,9 @@ type Landing struct {
 // recorded history alone: process events (kills, exits, stops, crash
 // points), fault windows and their counts (what the harness itself did),
 // outbox transitions (claims, leases, finalizes) and job creations seen in
-// Redis. It never reads a trap's or a dispatcher's own claim of success.
+// Redis (and, for a window trap, the moment the Redis observer signalled the
+// job's creation to it, recorded with the fault). It never reads a trap's
+// or a dispatcher's own claim of success.
 func CheckLanding(run history.Run) []Landing {
 	if len(run.Meta.Landing) == 0 {
 		return nil
@@ -142,7 +144,7 @@ func (ix *index) crashWindowKills() int {
 	n := 0
 	for _, d := range deaths(ix.run) {
 		if ix.anyHold(d.Instance, func(h hold) bool {
-			return openAt(h, d.At) && ix.createdBy(h.Event, d.At)
+			return openAt(h, d.At) && (ix.createdBy(h.Event, d.At) || ix.trapSaw(h.Event, d.At))
 		}) {
 			n++
 		}
@@ -316,6 +318,27 @@ func (ix *index) createdBy(event int64, t time.Time) bool {
 	}
 	for _, c := range ix.creations.byJob[e.JobID] {
 		if !c.At.After(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// trapSaw reports a window trap that saw event's job created at or before
+// t: its "seen" param is when the Redis observer signalled the creation to
+// the trap, the harness's own observation. A creation known only from
+// keyspace notifications (a dispatcher that writes no events stream) can
+// be recorded later than that when the observer lags under load.
+func (ix *index) trapSaw(event int64, t time.Time) bool {
+	e, ok := ix.eventByID[event]
+	if !ok {
+		return false
+	}
+	for _, f := range ix.run.Faults {
+		if f.Kind != "window-trap" || f.Params["job"] != e.JobID {
+			continue
+		}
+		if seen, err := time.Parse(time.RFC3339Nano, f.Params["seen"]); err == nil && !seen.After(t) {
 			return true
 		}
 	}

@@ -228,3 +228,24 @@ func TestLandingOutageStallCountsAClaimGivenBack(t *testing.T) {
 	run := b.finish(3000, 4000, true)
 	require.Equal(t, 2, require1(t, run, history.Requirement{Fault: history.LandOutageStalled, Target: "redis", AtLeast: 1}).Landed)
 }
+
+// A window trap's own sighting of the job (its "seen" param, before the
+// kill) proves the add was done when the keyspace record of the creation
+// came later, as it does for a dispatcher with no events stream when the
+// observer lags; a sighting after the kill proves nothing.
+func TestLandingCrashWindowTakesTheTrapsSighting(t *testing.T) {
+	trapped := func(seen int) history.Run {
+		b := newBuilder("crash-window").start(0, "d1", "d2")
+		b.produce(1, "job-1", history.KindValid, 10)
+		b.claim(1, "d1", 100).fault("window-trap", "d1", 150, 200)
+		withParams(b, map[string]string{"job": "job-1", "seen": ms(seen).Format(time.RFC3339Nano)})
+		b.proc("d1", "kill", 200).add("ai-default", "job-1", "job-1", 280)
+		b.takeover(1, "d2", 2200).publish(1, 2250)
+		return b.finish(2300, 4000, true)
+	}
+	req := history.Requirement{Fault: history.LandCrashWindow, AtLeast: 1, Planned: 1}
+	require.True(t, require1(t, trapped(180), req).Met, "seen at 180 ms, killed at 200 ms")
+	l := require1(t, trapped(220), req)
+	require.False(t, l.Met, "seen after the kill")
+	require.Equal(t, 0, l.Landed)
+}
