@@ -110,35 +110,27 @@ func (r *session) heal(ctx context.Context) error {
 }
 
 // drain waits until no event is pending or processing, or the budget ends.
-// A dispatcher still working through its backlog when the budget ends (the
-// count of open events fell within the last stall window) is given more
-// time, up to drainCap past the budget: "eventually published" is judged
-// on a dispatcher that stopped moving, not on a slow one cut short.
+// A dispatcher still working through its backlog when the budget ends is
+// given more time (drainWatch): "eventually published" is judged on a
+// dispatcher that stopped moving, not on a slow one cut short.
 func (r *session) drain(ctx context.Context) error {
 	budget := r.o.Scenario.drainBudget()
 	r.log("drain: up to %s", budget.Round(time.Second))
 	stop := r.ticker(ctx, "drain")
 	defer stop()
-	start := time.Now()
-	deadline, hardEnd := start.Add(budget), start.Add(budget+drainCap)
-	stall := r.o.Scenario.stallWindow()
-	fewest, lastFall := -1, start
-	quietPolls, extended := 0, false
+	w := newDrainWatch(time.Now(), budget, r.o.Scenario.stallWindow())
+	quietPolls := 0
 	for quietPolls < 3 {
-		now := time.Now()
-		if now.After(hardEnd) || (now.After(deadline) && now.Sub(lastFall) > stall) {
-			break
-		}
-		if now.After(deadline) && !extended {
-			extended = true
-			r.log("drain: %d events still open and falling: waiting while they fall (at most %s more)", fewest, drainCap)
-		}
 		open, err := r.openEvents(ctx)
 		if err != nil {
 			return err
 		}
-		if fewest < 0 || open < fewest {
-			fewest, lastFall = open, now
+		more, extended := w.observe(time.Now(), open)
+		if !more {
+			break
+		}
+		if extended {
+			r.log("drain: %d events still open and falling: waiting while they fall (at most %s more)", open, drainCap)
 		}
 		if open == 0 && r.queuesIdle(ctx) {
 			quietPolls++
@@ -160,6 +152,37 @@ func (r *session) drain(ctx context.Context) error {
 // drainCap is how much longer than its budget a drain waits on a
 // dispatcher still making progress.
 const drainCap = 2 * time.Minute
+
+// drainWatch decides when a drain gives up: at its deadline, unless the
+// count of open events fell within the last stall window; then it waits on
+// while the count keeps falling, up to drainCap past the deadline.
+type drainWatch struct {
+	deadline, hardEnd, lastFall time.Time
+	stall                       time.Duration
+	fewest                      int
+	extended                    bool
+}
+
+func newDrainWatch(start time.Time, budget, stall time.Duration) *drainWatch {
+	return &drainWatch{deadline: start.Add(budget), hardEnd: start.Add(budget + drainCap), lastFall: start, stall: stall, fewest: -1}
+}
+
+// observe takes the open count seen at now; more says whether to go on,
+// extended is true the first time it goes on past the deadline.
+func (w *drainWatch) observe(now time.Time, open int) (more, extended bool) {
+	if w.fewest < 0 || open < w.fewest {
+		w.fewest, w.lastFall = open, now
+	}
+	if !now.After(w.deadline) {
+		return true, false
+	}
+	if now.After(w.hardEnd) || now.Sub(w.lastFall) > w.stall {
+		return false, false
+	}
+	extended = !w.extended
+	w.extended = true
+	return true, extended
+}
 
 func (r *session) queuesIdle(ctx context.Context) bool {
 	if !r.o.Scenario.Consumer {

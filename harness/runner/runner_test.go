@@ -86,3 +86,44 @@ func TestDrainBudgetCoversLeaseAndBackoff(t *testing.T) {
 	s.Drain = 3 * time.Second
 	require.Equal(t, 3*time.Second, s.drainBudget())
 }
+
+// A drain stops at its deadline when the open events stopped falling, goes
+// on past it while they keep falling, and never past drainCap.
+func TestDrainWaitsOnlyWhileEventsFall(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	budget, stall := 10*time.Second, 3*time.Second
+
+	stuck := newDrainWatch(t0, budget, stall)
+	for s := 0.0; s <= 10; s++ {
+		more, _ := stuck.observe(at(s), 50)
+		require.True(t, more, "before the deadline, at %vs", s)
+	}
+	more, _ := stuck.observe(at(10.5), 50)
+	require.False(t, more, "stuck since the start: stop at the deadline")
+
+	falling := newDrainWatch(t0, budget, stall)
+	open := 100
+	for s := 0.0; s <= 10; s++ {
+		falling.observe(at(s), open)
+		open -= 5
+	}
+	more, extended := falling.observe(at(10.5), open)
+	require.True(t, more, "still falling at the deadline")
+	require.True(t, extended, "the first step past the deadline says so")
+	more, extended = falling.observe(at(11), open-1)
+	require.True(t, more)
+	require.False(t, extended, "said once")
+	more, _ = falling.observe(at(14.5), open-1)
+	require.False(t, more, "no fall for longer than the stall window")
+
+	slow := newDrainWatch(t0, budget, stall)
+	for s, n := 0.0, 100000; ; s, n = s+1, n-1 {
+		more, _ := slow.observe(at(s), n)
+		if !more {
+			require.Greater(t, at(s), t0.Add(budget+drainCap), "stopped at the cap, not before")
+			require.LessOrEqual(t, at(s), t0.Add(budget+drainCap+time.Second))
+			break
+		}
+	}
+}
