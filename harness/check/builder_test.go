@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
@@ -32,6 +33,10 @@ type builder struct {
 	noTokens bool
 	// attemptsAtFailure counts attempts when a claim fails, not at claim.
 	attemptsAtFailure bool
+	// writers records who wrote each row, as a run whose slots have their
+	// own MySQL users does: a claim is written by its claimer's slot, the
+	// producer's insert by the harness, other writes as by says.
+	writers bool
 }
 
 type outboxRow struct {
@@ -177,8 +182,22 @@ func (b *builder) emit(r *outboxRow, at int, op, status string, change func(*out
 	}
 	if op == "insert" {
 		t.OldStatus, t.OldLockToken, t.OldLastError = "", "", ""
+		if b.writers {
+			t.Writer = history.WriterHarness
+		}
 	}
 	b.run.Transitions = append(b.run.Transitions, t)
+}
+
+// by sets who wrote the transition just emitted: an instance's slot (d1r1
+// writes as d1), or history.WriterHarness.
+func (b *builder) by(inst string) *builder {
+	slot := inst
+	if i := strings.LastIndex(inst, "r"); i > 0 && strings.Trim(inst[i+1:], "0123456789") == "" && i+1 < len(inst) {
+		slot = inst[:i]
+	}
+	b.run.Transitions[len(b.run.Transitions)-1].Writer = slot
+	return b
 }
 
 func (b *builder) lease(at int) *time.Time {
@@ -204,6 +223,9 @@ func (b *builder) claim(id int64, inst string, at int) *builder {
 		}
 		r.lockedBy, r.token, r.lockedUntil = inst, b.newToken(), b.lease(at)
 	})
+	if b.writers {
+		b.by(inst)
+	}
 	return b
 }
 

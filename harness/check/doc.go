@@ -9,7 +9,7 @@
 // Outbox transitions are read per event in trigger sequence order and
 // classified once, in moves.go; every checker reads that one answer. The
 // rules rest only on what happened: the database clock, leases and tokens,
-// who held a row, and the harness's own records (fault windows, the signals
+// who held a row and who wrote it, and the harness's own records (fault windows, the signals
 // it sent). Never on a dispatcher's wording: last_error is read only through
 // what the adapter declares (Meta.Conventions).
 //
@@ -24,29 +24,40 @@
 //   - finalize: into published or failed from a live status.
 //   - rewrite: any later update of a row already published or failed.
 //
+// Who wrote a row is Transition.Writer: the instance slot whose own MySQL
+// user made the change (all of a slot's instances, restarts too, share its
+// user), or the harness. A hold's slot is the writer of its claim or
+// takeover: a dispatcher claims for itself. When the run could not give
+// slots their own users, or for an older history, no writer is recorded and
+// the rule that needs it does not apply.
+//
 // A return to pending (processing -> pending) that ends hold h is, in this
 // order of rules ("slack" is DBSlack plus any MySQL latency in effect):
 //
 //  1. recovery: written at or after h's lease end, less slack, whatever
 //     last_error says and whoever writes it (another instance, or the
 //     owner's own next round). No backoff is owed.
-//  2. transient failure: before the lease end, with available_at moved more
+//  2. seized: written before that by another slot than h's (both writers
+//     recorded): an early takeover, whatever else the write looks like; I5
+//     fails it. Written by h's own slot (the owner, or a restart of it
+//     after the owner died), the rules below decide, as without writers.
+//  3. transient failure: before the lease end, with available_at moved more
 //     than FutureSlack into the future. Backoff applies (I6), it counts toward the
 //     maximum attempts (I7), and a poison event must never have one (I4).
-//  3. release: before the lease end with available_at not in the future,
+//  4. release: before the lease end with available_at not in the future,
 //     when the harness had sent the owner SIGTERM, or when nothing failed for
 //     the owner from its claim to the return (widened by ClockSlack): no
 //     fault whose target does not name another instance (so faults on
 //     "redis", "mysql", the owner or its links count), no signal but SIGTERM,
 //     no MySQL cut. No backoff is owed.
-//  4. otherwise the history cannot tell a release from a retry without
+//  5. otherwise the history cannot tell a release from a retry without
 //     backoff. With declared conventions, a return whose last_error matches
 //     a declared release or recovery (a prefix, or unchanged when the
 //     convention keeps it) is a release, and one that matches none is a
 //     transient failure. With nothing declared it is unclear: every checker
 //     it matters to is unknown for that event, with the reason, not a fail.
 //
-// A declaration only settles rule 4; it never turns a proven violation into
+// A declaration only settles rule 5; it never turns a proven violation into
 // a pass. Failures are counted from these moves, never from the attempts
 // column, so a dispatcher may count attempts at claim or at failure.
 //

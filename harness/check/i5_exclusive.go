@@ -13,6 +13,9 @@ import (
 //   - no takeover (a new lock token over a row still processing) while the
 //     previous claim's lease was unexpired: its locked_until, less DBSlack
 //     and any MySQL latency in effect, is after the takeover's time;
+//   - no return to pending before the lease ran out written by another
+//     slot than the one that claimed (moveSeized, when the history records
+//     writers): a reset of a live claim is a takeover too;
 //   - a write that ends a claim before its lease ran out (finalize, failure,
 //     release, or a return the history cannot tell) carries the claim's own
 //     token: one carrying a different non-empty token was written by another
@@ -41,9 +44,14 @@ func (ix *index) judgeExclusive(t *tally) Result {
 	return t.result(count(claims, "claim", "claims") + ", none taken while another was unexpired, and no finalized row written again")
 }
 
-// checkTakeovers finds claims taken over before their lease ran out.
+// checkTakeovers finds claims taken over before their lease ran out: by a
+// new claim, or by another slot's return to pending.
 func (ix *index) checkTakeovers(t *tally, e history.Event) {
 	for _, h := range ix.holds[e.ID] {
+		if h.End != nil && h.EndMove == moveSeized && h.Until != nil {
+			ix.failSeized(t, e, h)
+			continue
+		}
 		if h.End == nil || h.EndMove != moveTakeover || h.Until == nil {
 			continue
 		}
@@ -57,6 +65,17 @@ func (ix *index) checkTakeovers(t *tally, e history.Event) {
 			e.ID, orSomeone(h.End.LockedBy), clock(at), orSomeone(h.Owner), clock(*h.Until))
 		ix.failClaim(t, e, at, inst, summary)
 	}
+}
+
+// failSeized records hold h ended by another slot's return to pending
+// before its lease end (moves.go decided that it was before, with slack).
+func (ix *index) failSeized(t *tally, e history.Event, h hold) {
+	at := h.End.At
+	writer := ix.lv.slotInstance(h.End.Writer, at)
+	inst := appendUnique(appendUnique(nil, h.Owner), writer)
+	summary := fmt.Sprintf("Event %d was returned to pending at %s by %s while %s still held it under a lease running until %s.",
+		e.ID, clock(at), writer, orSomeone(h.Owner), clock(*h.Until))
+	ix.failClaim(t, e, at, inst, summary)
 }
 
 // checkWrites finds writes by a non-owner, publishes of unheld rows and
@@ -73,7 +92,7 @@ func (ix *index) checkWrites(t *tally, e history.Event) {
 		case m == moveFinalize && tr.OldStatus != history.StatusProcessing && tr.NewStatus == history.StatusPublished:
 			ix.failClaim(t, e, tr.At, appendUnique(nil, tr.LockedBy), fmt.Sprintf("Event %d was marked published by %s at %s while nobody held it (it was %s).",
 				e.ID, who, clock(tr.At), tr.OldStatus))
-		case (m == moveFinalize || (isReturn(m) && m != moveRecovery)) && ownerChanged(tr):
+		case (m == moveFinalize || (isReturn(m) && m != moveRecovery && m != moveSeized)) && ownerChanged(tr):
 			ix.failClaim(t, e, tr.At, appendUnique(appendUnique(nil, tr.LockedBy), owner), fmt.Sprintf("Event %d was moved to %s by %s (token %s) at %s while the claim belonged to %s (token %s).",
 				e.ID, tr.NewStatus, who, short(tr.LockToken), clock(tr.At), orSomeone(owner), short(tr.OldLockToken)))
 		}

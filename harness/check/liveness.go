@@ -2,6 +2,7 @@ package check
 
 import (
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
@@ -201,4 +202,34 @@ func (lv liveness) mysqlCutDuring(inst string, from, to time.Time) bool {
 		}
 	}
 	return false
+}
+
+// slotInstance names slot's instance at t: the one of its instances (the
+// supervisor names them slot, slotr1, slotr2, ...; a slot has one live
+// instance at a time) started last at or before t, or the slot itself when
+// no start was recorded.
+func (lv liveness) slotInstance(slot string, t time.Time) string {
+	best, bestAt := slot, time.Time{}
+	for inst, ps := range lv.procs {
+		if !ofSlot(inst, slot) {
+			continue
+		}
+		for _, p := range ps {
+			if p.Action == "start" && !p.At.After(t) && p.At.After(bestAt) {
+				best, bestAt = inst, p.At
+			}
+		}
+	}
+	return best
+}
+
+// ofSlot tells whether inst is one of slot's instances: slot itself or a
+// restart, slot + "r" + a number.
+func ofSlot(inst, slot string) bool {
+	rest, ok := strings.CutPrefix(inst, slot)
+	if !ok || rest == "" {
+		return ok
+	}
+	n, ok := strings.CutPrefix(rest, "r")
+	return ok && n != "" && strings.Trim(n, "0123456789") == ""
 }

@@ -23,6 +23,7 @@ const (
 	moveRelease              // back to pending by the owner before the lease ended, no backoff, nothing failing or SIGTERM
 	moveRecovery             // back to pending at or after the hold's lease end, by anyone
 	moveUnclear              // back to pending before the lease ended, no backoff, while something failed: release or retry?
+	moveSeized               // back to pending before the lease ended, written by another slot than the holder's: an early takeover
 	moveFinalize             // live status -> published or failed
 	moveRewrite              // any update of a row already published or failed
 	moveDelete               // the row was deleted
@@ -34,7 +35,7 @@ func isFinal(status string) bool {
 
 // isReturn tells whether a move gave the row back to pending.
 func isReturn(m move) bool {
-	return m == moveFailure || m == moveRelease || m == moveRecovery || m == moveUnclear
+	return m == moveFailure || m == moveRelease || m == moveRecovery || m == moveUnclear || m == moveSeized
 }
 
 // moveReturn is shape's answer for processing -> pending, before the hold
@@ -91,6 +92,7 @@ type hold struct {
 	Event    int64
 	Token    string // "" for a schema without lock tokens
 	Owner    string // locked_by
+	Writer   string // the slot that wrote the claim (Transition.Writer); "" when unknown
 	Start    time.Time
 	Attempts int
 	Until    *time.Time // lease end, moved by extensions; nil when not recorded
@@ -144,8 +146,8 @@ func (c moveReader) readMoves(event int64, ts []history.Transition) eventMoves {
 		switch m {
 		case moveClaim, moveTakeover:
 			closeCur(t, m)
-			out.holds = append(out.holds, hold{Event: event, Token: t.LockToken, Owner: t.LockedBy, Start: t.At,
-				Attempts: t.Attempts, Until: t.LockedUntil, Claim: t})
+			out.holds = append(out.holds, hold{Event: event, Token: t.LockToken, Owner: t.LockedBy, Writer: slotWriter(t),
+				Start: t.At, Attempts: t.Attempts, Until: t.LockedUntil, Claim: t})
 			cur = len(out.holds) - 1
 		case moveExtend:
 			if cur >= 0 && t.LockedUntil != nil {
@@ -171,6 +173,9 @@ func (c moveReader) returnMove(h *hold, t history.Transition) (move, string) {
 	if h != nil && h.Until != nil && !t.At.Before(h.Until.Add(-slack)) {
 		return moveRecovery, ""
 	}
+	if h != nil && h.Writer != "" && slotWriter(t) != "" && slotWriter(t) != h.Writer {
+		return moveSeized, ""
+	}
 	if t.AvailableAt != nil && t.AvailableAt.After(t.At.Add(FutureSlack)) {
 		return moveFailure, ""
 	}
@@ -186,6 +191,15 @@ func (c moveReader) returnMove(h *hold, t history.Transition) (move, string) {
 	}
 	return c.undeclared(t, fmt.Sprintf("%s returned it to pending at %s before its lease ended, with no backoff, while %s: a release or a retry without backoff",
 		orSomeone(h.Owner), clock(t.At), trouble))
+}
+
+// slotWriter is the instance slot that wrote t, or "" when the history does
+// not say (no writer recorded) or the harness wrote it.
+func slotWriter(t history.Transition) string {
+	if t.Writer == history.WriterHarness {
+		return ""
+	}
+	return t.Writer
 }
 
 // undeclared settles a return the history cannot tell by the declared

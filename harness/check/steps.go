@@ -144,6 +144,8 @@ func outboxStep(t history.Transition, m move) Line {
 		text = fmt.Sprintf("%s was released back to pending with no backoff (token was %s)%s", ev, short(t.OldLockToken), errorNote(t))
 	case moveRecovery:
 		text = fmt.Sprintf("%s was recovered back to pending after its lease ran out (token was %s)%s", ev, short(t.OldLockToken), errorNote(t))
+	case moveSeized:
+		text = fmt.Sprintf("%s was returned to pending by %s before its lease ran out, while another instance held it (token was %s)%s", ev, t.Writer, short(t.OldLockToken), errorNote(t))
 	case moveUnclear:
 		text = fmt.Sprintf("%s went back to pending before its lease ran out, with no backoff (a release or a retry without backoff; token was %s)%s", ev, short(t.OldLockToken), errorNote(t))
 	case moveFinalize:

@@ -161,7 +161,17 @@ type Transition struct {
 	// so a checker can tell who wrote over whom and whether an error is new.
 	OldLockToken string `json:"old_lock_token,omitempty"`
 	OldLastError string `json:"old_last_error,omitempty"`
+	// Writer is who made the change, from the MySQL user of the session
+	// that wrote it: an instance slot ("d1", "d2"; every instance of a slot,
+	// restarts too, connects as the slot's own user) or WriterHarness for
+	// the harness's own connections. "" when the run could not give each
+	// slot its own user (the instances shared one) or for an older history.
+	Writer string `json:"writer,omitempty"`
 }
+
+// WriterHarness is Transition.Writer for a change the harness itself made
+// (the producer's inserts, the consumer's job-row updates).
+const WriterHarness = "harness"
 
 // StreamEntry is one entry of a queue's BullMQ events stream.
 type StreamEntry struct {

@@ -15,7 +15,7 @@ func Redact(run Run) Run {
 		return e
 	})
 	out.Transitions = redact.Slice(run.Transitions, func(t Transition) Transition {
-		redact.Fields(&t.Key, &t.LockedBy, &t.LockToken, &t.OldLockToken, &t.LastError, &t.OldLastError)
+		redact.Fields(&t.Key, &t.LockedBy, &t.LockToken, &t.OldLockToken, &t.LastError, &t.OldLastError, &t.Writer)
 		return t
 	})
 	out.Stream = redact.Slice(run.Stream, func(s StreamEntry) StreamEntry {

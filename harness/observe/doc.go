@@ -9,8 +9,12 @@
 // mapping names. Each trigger appends one row: the table ("outbox" or
 // "jobs"), the row id, the operation, NOW(6), the old and new status word,
 // and for the outbox the new attempts, available_at, locked_by, lock_token,
-// locked_until and last_error plus the old lock_token and last_error. A
-// column the mapping leaves empty records NULL. The trigger runs inside the
+// locked_until and last_error plus the old lock_token and last_error, and
+// for both tables the writer: the writing session's MySQL user (USER(),
+// without the host). A column the mapping leaves empty records NULL. The
+// user says who wrote a row only when each instance slot connects as its
+// own user (the runner gives them one where it may create users);
+// AttributeWriters maps users to slots when the history is read. The trigger runs inside the
 // writer's transaction, so a rolled-back change leaves no row and a committed
 // one always does.
 //

@@ -48,12 +48,13 @@ func canonical(words map[string]string, word string) string {
 }
 
 // ReadTransitions returns the recorded transitions with seq > afterSeq, in seq
-// order, with status words mapped to canonical ones. See the package doc for
+// order, with status words mapped to canonical ones. Writer holds the MySQL
+// user that made each change; AttributeWriters turns it into a slot. See the package doc for
 // what seq order means while writers are still running.
 func ReadTransitions(ctx context.Context, db *sql.DB, m schema.Mapping, afterSeq int64) ([]history.Transition, error) {
 	q := "SELECT `seq`, `tbl`, `row_id`, `op`, " + timeText("`at`") + ", `old_status`, `new_status`, `attempts`, " +
 		timeText("`available_at`") + ", `locked_by`, `lock_token`, " + timeText("`locked_until`") +
-		", `last_error`, `old_lock_token`, `old_last_error` FROM `" + HistoryTable + "` WHERE `seq` > ? ORDER BY `seq`"
+		", `last_error`, `old_lock_token`, `old_last_error`, `writer` FROM `" + HistoryTable + "` WHERE `seq` > ? ORDER BY `seq`"
 	return scanAll(ctx, db, "transitions", q, []any{afterSeq}, func(rows *sql.Rows) (history.Transition, error) {
 		return scanTransition(rows, m)
 	})
@@ -61,10 +62,10 @@ func ReadTransitions(ctx context.Context, db *sql.DB, m schema.Mapping, afterSeq
 
 func scanTransition(rows *sql.Rows, m schema.Mapping) (history.Transition, error) {
 	var t history.Transition
-	var at, avail, until, oldSt, newSt, by, tok, lastErr, oldTok, oldErr sql.NullString
+	var at, avail, until, oldSt, newSt, by, tok, lastErr, oldTok, oldErr, writer sql.NullString
 	var attempts sql.NullInt64
 	if err := rows.Scan(&t.Seq, &t.Table, &t.Key, &t.Op, &at, &oldSt, &newSt, &attempts,
-		&avail, &by, &tok, &until, &lastErr, &oldTok, &oldErr); err != nil {
+		&avail, &by, &tok, &until, &lastErr, &oldTok, &oldErr, &writer); err != nil {
 		return t, err
 	}
 	words := m.OutboxStatus
@@ -75,6 +76,7 @@ func scanTransition(rows *sql.Rows, m schema.Mapping) (history.Transition, error
 	t.Attempts = int(attempts.Int64)
 	t.LockedBy, t.LockToken, t.LastError = by.String, tok.String, lastErr.String
 	t.OldLockToken, t.OldLastError = oldTok.String, oldErr.String
+	t.Writer = writer.String // the MySQL user; AttributeWriters names it
 	atp, err := parseDBTime(at)
 	if err != nil || atp == nil {
 		return t, fmt.Errorf("seq %d: at: %v", t.Seq, err)
@@ -87,4 +89,15 @@ func scanTransition(rows *sql.Rows, m schema.Mapping) (history.Transition, error
 		return t, fmt.Errorf("seq %d: locked_until: %w", t.Seq, err)
 	}
 	return t, nil
+}
+
+// AttributeWriters replaces each transition's Writer, a MySQL user as read,
+// by who that user is: users maps a slot's own user to the slot and the
+// harness's user to history.WriterHarness. A user users does not name, and
+// every writer when users is empty (the instances shared the harness's
+// user, so a user tells nothing), becomes "".
+func AttributeWriters(ts []history.Transition, users map[string]string) {
+	for i := range ts {
+		ts[i].Writer = users[ts[i].Writer]
+	}
 }

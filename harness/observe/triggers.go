@@ -22,11 +22,17 @@ const historyDDL = "CREATE TABLE IF NOT EXISTS `" + HistoryTable + "` (" +
 	"`old_status` TEXT NULL, `new_status` TEXT NULL, " +
 	"`attempts` BIGINT NULL, `available_at` DATETIME(6) NULL, " +
 	"`locked_by` TEXT NULL, `lock_token` TEXT NULL, `locked_until` DATETIME(6) NULL, " +
-	"`last_error` TEXT NULL, `old_lock_token` TEXT NULL, `old_last_error` TEXT NULL" +
+	"`last_error` TEXT NULL, `old_lock_token` TEXT NULL, `old_last_error` TEXT NULL, " +
+	"`writer` VARCHAR(255) NULL" +
 	") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"
 
 const historyColumns = "`tbl`, `row_id`, `op`, `at`, `old_status`, `new_status`, `attempts`, `available_at`, " +
-	"`locked_by`, `lock_token`, `locked_until`, `last_error`, `old_lock_token`, `old_last_error`"
+	"`locked_by`, `lock_token`, `locked_until`, `last_error`, `old_lock_token`, `old_last_error`, `writer`"
+
+// writerExpr is the MySQL user of the session that made the change, without
+// its host. USER() is the client's own account even inside a trigger, which
+// runs with its definer's rights (CURRENT_USER() would name the definer).
+const writerExpr = "SUBSTRING_INDEX(USER(), '@', 1)"
 
 // trigger is one trigger the observer owns.
 type trigger struct {
@@ -77,13 +83,13 @@ func outboxRow(o schema.Outbox, event string) string {
 	cur, old := sides(event)
 	return strings.Join(append(rowHead(history.TableOutbox, o.ID, o.Status, event),
 		col(cur, o.Attempts), col(cur, o.AvailableAt), col(cur, o.LockedBy), col(cur, o.LockToken),
-		col(cur, o.LockedUntil), col(cur, o.LastError), col(old, o.LockToken), col(old, o.LastError),
+		col(cur, o.LockedUntil), col(cur, o.LastError), col(old, o.LockToken), col(old, o.LastError), writerExpr,
 	), ", ")
 }
 
 func jobsRow(j schema.Jobs, event string) string {
 	return strings.Join(append(rowHead(history.TableJobs, j.ID, j.Status, event),
-		"NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL",
+		"NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", writerExpr,
 	), ", ")
 }
 

@@ -18,11 +18,15 @@ import (
 )
 
 // contractEnv is the environment of contract.md section 3 for one slot, with
-// MySQL and Redis reached through the slot's fault-proxy links.
+// MySQL and Redis reached through the slot's fault-proxy links, as the
+// slot's own MySQL user when it has one (createSlotUsers).
 func (r *session) contractEnv(slot string) (map[string]string, error) {
 	cfg, err := mysql.ParseDSN(r.o.Env.MySQLDSN(r.dbName))
 	if err != nil {
 		return nil, fmt.Errorf("environment DSN: %w", err)
+	}
+	if u, ok := r.slotUsers[slot]; ok {
+		cfg.User, cfg.Passwd = u.name, u.pass
 	}
 	cfg.Addr = r.links["mysql/"+slot].Addr()
 	cfg.Net = "tcp"
@@ -248,6 +252,7 @@ func (r *session) finish(ctx context.Context) ([]check.Result, []check.Landing, 
 	if err != nil {
 		return nil, nil, reports.Results{}, fmt.Errorf("read history: %w", err)
 	}
+	observe.AttributeWriters(trans, r.writers)
 	final, err := observe.ScanFinal(ctx, r.rdb, r.db, m, r.prefix, r.queues)
 	if err != nil {
 		return nil, nil, reports.Results{}, fmt.Errorf("final scan: %w", err)

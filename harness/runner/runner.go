@@ -173,25 +173,30 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 
 // session holds one run's live resources; close releases all of them.
 type session struct {
-	o       Options
-	log     func(format string, args ...any)
-	rng     *mrand.Rand
-	dbName  string
-	admin   *sql.DB
-	db      *sql.DB
-	rdb     *redis.Client
-	prefix  string
-	queues  []string
-	rec     *history.Recorder
-	proxy   *faultproxy.Server
-	links   map[string]*faultproxy.Proxy
-	sup     *supervisor.Supervisor
-	obs     *observe.RedisObserver
-	obsDone bool
-	nem     *Nemesis
-	stopBg  context.CancelFunc
-	bgDone  chan error
-	closers []func() error
+	o      Options
+	log    func(format string, args ...any)
+	rng    *mrand.Rand
+	dbName string
+	admin  *sql.DB
+	db     *sql.DB
+	// slotUsers is each slot's own MySQL user, and writers maps every user
+	// of the run (those and the harness's) to who it is; both empty when
+	// the instances share the harness's user (createSlotUsers).
+	slotUsers map[string]slotUser
+	writers   map[string]string
+	rdb       *redis.Client
+	prefix    string
+	queues    []string
+	rec       *history.Recorder
+	proxy     *faultproxy.Server
+	links     map[string]*faultproxy.Proxy
+	sup       *supervisor.Supervisor
+	obs       *observe.RedisObserver
+	obsDone   bool
+	nem       *Nemesis
+	stopBg    context.CancelFunc
+	bgDone    chan error
+	closers   []func() error
 }
 
 func (r *session) setup(ctx context.Context) error {
@@ -233,6 +238,9 @@ func (r *session) openMySQL(ctx context.Context) error {
 		_, err := admin.ExecContext(dctx, "DROP DATABASE IF EXISTS `"+r.dbName+"`")
 		return err
 	})
+	if err := r.createSlotUsers(ctx, admin); err != nil {
+		return err
+	}
 	db, err := sql.Open("mysql", r.o.Env.MySQLDSN(r.dbName))
 	if err != nil {
 		return fmt.Errorf("open mysql %s: %w", r.dbName, err)
