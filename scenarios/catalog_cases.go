@@ -65,9 +65,10 @@ func lockConflicts() runner.Scenario {
 // here (a kill 1.2 s after the pause began, 1.3 to 1.7 s down and
 // starting), so d1's claim is still unexpired then, and a dispatcher that
 // takes claims over because the server forgot something it kept in memory
-// (memory-owner-registry) does so inside the lease, where I5 sees it. Only
-// the local environment can do this (NeedMySQLRestart); the others skip it
-// with their reason.
+// (memory-owner-registry by a claim, memory-owner-recovery by a reset to
+// pending written by another slot) does so inside the lease, where I5 sees
+// it. Only the local environment can do this (NeedMySQLRestart); the others
+// skip it with their reason.
 func mysqlRestart() runner.Scenario {
 	s := base("mysql-restart", "MySQL SIGKILLed and restarted on the same port mid-load (crash recovery, connections cut mid-transaction), then again with d1 paused across it", 2, 800)
 	s.Rate = 150

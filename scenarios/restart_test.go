@@ -21,11 +21,11 @@ import (
 	"github.com/outboxchaos/outboxchaos/reports"
 )
 
-// The controls of mysql-restart, whose mutant (memory-owner-registry) is
-// caught in TestMutantsAreCaughtByTheirInvariant: the reference and the
-// bug-free base ride out two SIGKILLs of the private mariadbd, the second
-// with d1 paused across it, and every valid event is still published, each
-// job created once. About 20 s each.
+// The controls of mysql-restart, whose mutants (memory-owner-registry,
+// memory-owner-recovery) are caught in TestMutantsAreCaughtByTheirInvariant:
+// the reference and the bug-free base ride out two SIGKILLs of the private
+// mariadbd, the second with d1 paused across it, and every valid event is
+// still published, each job created once. About 20 s each.
 func TestReferenceAndBaseRideOutAMySQLRestart(t *testing.T) {
 	e := endToEnd(t)
 	base, err := mutants.BaseAdapter()

@@ -37,7 +37,7 @@ type Dispatcher struct {
 
 	lastRecover time.Time // loop-local: when recovery last ran
 	cursor      int64     // loop-local: the highest id claimed (read only by cursor-claim)
-	registry    bool      // loop-local: outbox_owners was created (memory-owner-registry)
+	registry    bool      // loop-local: outbox_owners was created (memory-owner-registry, -recovery)
 }
 
 // Option supplies a dependency instead of the one built from Config.

@@ -105,6 +105,10 @@
 //	                               every claim, and the claim also adopts the processing
 //	                               rows of owners missing from it; a MySQL restart empties
 //	                               the table, so claims are taken over within their lease
+//	memory-owner-recovery          recovery: the same registry, upserted at each recovery
+//	                               round, and the recovery also resets the processing rows
+//	                               of owners missing from it; after a MySQL restart the
+//	                               first to recover resets the others' live claims
 //
 // # Modes (OUTBOXCHAOS_MODE)
 //

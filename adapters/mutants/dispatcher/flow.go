@@ -39,6 +39,7 @@ const (
 	recoveryGuarded         recoveryKind = iota // one UPDATE guarded by status and expiry (base)
 	recoveryNone                                // never (bug)
 	recoverySelectThenReset                     // SELECT expired ids, UPDATE by id with no guard (bug)
+	recoveryUnregistered                        // also resets processing rows of owners missing from a MEMORY registry (bug)
 )
 
 // addKind is how a job is written to BullMQ.
@@ -110,6 +111,7 @@ var bugs = []deviation{
 	{names.BugCursorClaim, func(f *flow) { f.claim = claimCursor }},
 	{names.BugSQLErrorPermanent, func(f *flow) { f.sqlErrorFails = true }},
 	{names.BugMemoryOwnerRegistry, func(f *flow) { f.claim = claimAdoptUnregistered }},
+	{names.BugMemoryOwnerRecovery, func(f *flow) { f.recovery = recoveryUnregistered }},
 }
 
 // modes lists the comparison designs.

@@ -21,6 +21,8 @@ func (d *Dispatcher) recoverExpired(ctx context.Context) (int64, error) {
 			return 0, err
 		}
 		return d.resetByID(ctx, ids)
+	case recoveryUnregistered:
+		return d.recoverUnregistered(ctx)
 	}
 	res, err := d.db.ExecContext(ctx, `UPDATE outbox_events
 		SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL

@@ -17,6 +17,14 @@ import (
 // the first instance to claim after it finds every other owner missing and
 // takes their claims while their leases still run.
 
+// The memory-owner-recovery bug is the same registry in the recovery
+// instead of the claim: each recovery round registers its instance, then
+// resets to pending, with the expired claims, every processing row whose
+// owner is missing. A restart empties the table, and the first instance to
+// recover after it resets the other instances' claims while their leases
+// still run: a reset, not a new claim, so only a history that records who
+// wrote the row tells it from the owner's own release (I5, check/doc.go).
+
 // registryDDL creates the registry. ENGINE=MEMORY is the bug's premise: the
 // rows live in the server's memory only.
 const registryDDL = `CREATE TABLE IF NOT EXISTS outbox_owners (
@@ -61,10 +69,12 @@ func (d *Dispatcher) claimAdopting(ctx context.Context, tx *sql.Tx, b *batch) er
 
 // register creates the registry once per process (DDL commits implicitly,
 // so on the pool, not in the claim's transaction) and upserts this
-// instance's row in tx, before every claim: an instance is always
-// registered before it holds anything. The MEMORY table ignores the
-// transaction, so the row stays whatever the claim does.
-func (d *Dispatcher) register(ctx context.Context, tx *sql.Tx) error {
+// instance's row through tx: the claim's transaction before every claim
+// (memory-owner-registry), or the pool at every recovery round
+// (memory-owner-recovery, whose first round comes before the first claim).
+// Either way an instance is registered before it holds anything. The MEMORY
+// table ignores the transaction, so the row stays whatever the claim does.
+func (d *Dispatcher) register(ctx context.Context, tx execer) error {
 	if !d.registry {
 		if _, err := d.db.ExecContext(ctx, registryDDL); err != nil {
 			return fmt.Errorf("create the owner registry: %w", err)
@@ -77,4 +87,28 @@ func (d *Dispatcher) register(ctx context.Context, tx *sql.Tx) error {
 		return fmt.Errorf("register %s: %w", d.cfg.InstanceID, err)
 	}
 	return nil
+}
+
+// execer is a pool or a transaction.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// recoverUnregistered is memory-owner-recovery's recovery: register this
+// instance, then reset what the base resets (claims whose lease ran out more
+// than RecoveryMargin ago) and every processing row whose owner is not
+// registered, lease or not.
+func (d *Dispatcher) recoverUnregistered(ctx context.Context) (int64, error) {
+	if err := d.register(ctx, d.db); err != nil {
+		return 0, err
+	}
+	res, err := d.db.ExecContext(ctx, `UPDATE outbox_events e
+		SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
+		WHERE status = 'processing'
+			AND (locked_until < NOW(6) - INTERVAL ? MICROSECOND OR `+unregistered+`)`,
+		d.cfg.RecoveryMargin.Microseconds())
+	if err != nil {
+		return 0, fmt.Errorf("recover expired and unregistered claims: %w", err)
+	}
+	return res.RowsAffected()
 }

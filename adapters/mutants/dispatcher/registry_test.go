@@ -1,6 +1,7 @@
 package dispatcher
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -41,6 +42,45 @@ func TestMemoryOwnerRegistryAdoptsClaimsOnceTheRegistryForgetsTheirOwner(t *test
 		require.NoError(t, e.db.QueryRow(`SELECT TIMESTAMPDIFF(MICROSECOND, NOW(6), locked_until) FROM outbox_events WHERE id = ?`, id).Scan(&left))
 		require.Positive(t, left, "a fresh lease")
 		require.Equal(t, []string{"b"}, e.owners(), "b registered again before its claim; a has not yet")
+	}
+}
+
+// memory-owner-recovery: while every owner is registered, a second
+// instance's recovery leaves the first one's live claim alone, as the
+// base's does; once the registry is empty it resets the claim to pending
+// while its lease still runs. The base resets nothing either time.
+func TestMemoryOwnerRecoveryResetsClaimsOnceTheRegistryForgetsTheirOwner(t *testing.T) {
+	ctx := context.Background()
+	for _, bug := range []string{names.BugMemoryOwnerRecovery, ""} {
+		e := newEnv(t)
+		id := e.addValid("job-a")
+		a, b := e.dispatcher(e.config("a", bug)), e.dispatcher(e.config("b", bug))
+		for _, d := range []*Dispatcher{a, b} {
+			n, err := d.recoverExpired(ctx)
+			require.NoError(t, err, "bug %q", bug)
+			require.Zero(t, n, "bug %q: nothing to recover yet", bug)
+		}
+		require.Equal(t, []int64{id}, claimedIDs(t, a), "bug %q", bug)
+		n, err := b.recoverExpired(ctx)
+		require.NoError(t, err)
+		require.Zero(t, n, "bug %q: a is registered and its lease runs", bug)
+		if bug != "" {
+			require.Equal(t, []string{"a", "b"}, e.owners(), "each instance registered at its recovery")
+			_, err := e.db.Exec(`DELETE FROM outbox_owners`)
+			require.NoError(t, err)
+		}
+		n, err = b.recoverExpired(ctx)
+		require.NoError(t, err)
+		r := e.row(id)
+		if bug == "" {
+			require.Zero(t, n, "the base waits the lease out")
+			require.Equal(t, []string{"processing", "a"}, []string{r.Status, r.LockedBy})
+			continue
+		}
+		require.Equal(t, int64(1), n, "b reset the claim of a, whom it found unregistered")
+		require.Equal(t, []string{"pending", ""}, []string{r.Status, r.LockedBy})
+		require.Equal(t, []string{"pending->processing", "processing->pending"}, e.transitions(id))
+		require.Equal(t, []string{"b"}, e.owners(), "b registered again at its recovery; a has not yet")
 	}
 }
 

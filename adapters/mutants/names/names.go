@@ -35,6 +35,7 @@ const (
 	BugCursorClaim                 = "cursor-claim"
 	BugSQLErrorPermanent           = "sql-error-permanent"
 	BugMemoryOwnerRegistry         = "memory-owner-registry"
+	BugMemoryOwnerRecovery         = "memory-owner-recovery"
 )
 
 // Mode names: the values of OUTBOXCHAOS_MODE. A mode is a correct but slow
