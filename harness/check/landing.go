@@ -179,7 +179,7 @@ func (ix *index) zombiePauses() int {
 func (ix *index) heldFinalizes() int {
 	n := 0
 	for _, f := range ix.run.Faults {
-		if f.Kind != "finalize-trap" {
+		if f.Kind != history.FaultFinalizeTrap {
 			continue
 		}
 		end := faultEnd(ix.run, f)
@@ -335,10 +335,10 @@ func (ix *index) trapSaw(event int64, t time.Time) bool {
 		return false
 	}
 	for _, f := range ix.run.Faults {
-		if f.Kind != "window-trap" || f.Params["job"] != e.JobID {
+		if f.Kind != history.FaultWindowTrap || f.Params["job"] != e.JobID {
 			continue
 		}
-		if seen, err := time.Parse(time.RFC3339Nano, f.Params["seen"]); err == nil && !seen.After(t) {
+		if seen, err := time.Parse(time.RFC3339Nano, f.Params[history.TrapSeen]); err == nil && !seen.After(t) {
 			return true
 		}
 	}

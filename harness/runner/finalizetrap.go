@@ -12,7 +12,7 @@ import (
 
 // Fault kinds of the finalize trap (see doc.go for their params).
 const (
-	FaultFinalizeTrap     = "finalize-trap"
+	FaultFinalizeTrap     = history.FaultFinalizeTrap
 	FaultFinalizeTrapMiss = "finalize-trap-miss"
 )
 

@@ -248,7 +248,7 @@ func (m *matcher) match(ctx context.Context, c observe.Creation) (supervisor.Hit
 func hitParams(c observe.Creation, instance string, events []string) map[string]string {
 	p := map[string]string{
 		"queue": c.Queue, "bull_id": c.JobID, "source": c.Source,
-		"seen": c.At.Format(time.RFC3339Nano), "matched": time.Now().UTC().Format(time.RFC3339Nano),
+		history.TrapSeen: c.At.Format(time.RFC3339Nano), "matched": time.Now().UTC().Format(time.RFC3339Nano),
 		"instance": instance,
 	}
 	if c.DataJobID != "" {

@@ -10,7 +10,7 @@ import (
 )
 
 // FaultWindowTrap is the history fault kind of a window trap.
-const FaultWindowTrap = "window-trap"
+const FaultWindowTrap = history.FaultWindowTrap
 
 // Hit is a job creation that springs a window trap: the ai_jobs id it was
 // matched to, and what the caller knows of it (event ids, BullMQ id, when it
