@@ -94,7 +94,7 @@ func (d *Dispatcher) markClaimed(ctx context.Context, tx *sql.Tx, b *Batch) erro
 	ids := b.IDs()
 	args := append([]any{d.cfg.InstanceID, b.Token, d.nowArg(), d.cfg.Lease.Microseconds()}, dispatchkit.Args(ids)...)
 	res, err := tx.ExecContext(ctx,
-		`UPDATE `+outboxByID+`
+		`UPDATE `+dispatchkit.OutboxByID+`
 		 SET status = 'processing', locked_by = ?, lock_token = ?,
 		     locked_until = `+sqlNow+` + INTERVAL ? MICROSECOND, attempts = attempts + 1
 		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'pending'`, args...)

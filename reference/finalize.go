@@ -69,7 +69,7 @@ func (d *Dispatcher) finalize(ctx context.Context, b *Batch, fates []fate, withF
 func lockOurs(ctx context.Context, tx *sql.Tx, b *Batch) (map[int64]bool, error) {
 	ids := b.IDs()
 	rows, err := tx.QueryContext(ctx,
-		`SELECT id FROM `+outboxByID+`
+		`SELECT id FROM `+dispatchkit.OutboxByID+`
 		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'processing' AND lock_token = ?
 		 FOR UPDATE`, append(dispatchkit.Args(ids), b.Token)...)
 	if err != nil {
@@ -159,7 +159,7 @@ func (d *Dispatcher) writePublished(ctx context.Context, tx *sql.Tx, token strin
 	}
 	args := append([]any{d.nowArg()}, dispatchkit.Args(ids)...)
 	res, err := tx.ExecContext(ctx,
-		`UPDATE `+outboxByID+` SET status = 'published', published_at = `+sqlNow+`, locked_until = NULL
+		`UPDATE `+dispatchkit.OutboxByID+` SET status = 'published', published_at = `+sqlNow+`, locked_until = NULL
 		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
 		append(args, token)...)
 	return expectRows(res, err, len(ids), "mark published")
@@ -188,7 +188,7 @@ func (d *Dispatcher) writeFailed(ctx context.Context, tx *sql.Tx, token string, 
 	cs, csArgs := caseByID(ids, func(i int) string { return texts[i] })
 	args := append(csArgs, dispatchkit.Args(ids)...)
 	res, err := tx.ExecContext(ctx,
-		`UPDATE `+outboxByID+` SET status = 'failed', last_error = `+cs+`, locked_until = NULL
+		`UPDATE `+dispatchkit.OutboxByID+` SET status = 'failed', last_error = `+cs+`, locked_until = NULL
 		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
 		append(args, token)...)
 	return expectRows(res, err, len(ids), "mark failed")
@@ -213,7 +213,7 @@ func (d *Dispatcher) writeRetries(ctx context.Context, ex execer, token string, 
 	args := append(errArgs, d.nowArg())
 	args = append(append(args, delayArgs...), dispatchkit.Args(ids)...)
 	res, err := ex.ExecContext(ctx,
-		`UPDATE `+outboxByID+`
+		`UPDATE `+dispatchkit.OutboxByID+`
 		 SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL,
 		     last_error = `+errCase+`, available_at = `+sqlNow+` + INTERVAL (`+delayCase+`) MICROSECOND
 		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'processing' AND lock_token = ?`,

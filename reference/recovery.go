@@ -24,7 +24,7 @@ func (d *Dispatcher) RecoverExpired(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	res, err := d.db.ExecContext(ctx,
-		`UPDATE `+outboxByID+` SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
+		`UPDATE `+dispatchkit.OutboxByID+` SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
 		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'processing'
 		   AND locked_until < `+sqlNow+` - INTERVAL ? MICROSECOND`,
 		append(dispatchkit.Args(ids), d.nowArg(), d.cfg.RecoveryMargin.Microseconds())...)

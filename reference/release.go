@@ -20,7 +20,7 @@ func (d *Dispatcher) Release(ctx context.Context, b *Batch) (int64, error) {
 	ctx, cancel := d.opContext(ctx)
 	defer cancel()
 	res, err := d.db.ExecContext(ctx,
-		`UPDATE `+outboxByID+` SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
+		`UPDATE `+dispatchkit.OutboxByID+` SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
 		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
 		append(dispatchkit.Args(ids), b.Token)...)
 	n, err := rowsWritten("release batch", res, err)
@@ -44,7 +44,7 @@ func giveBackRows(ctx context.Context, ex execer, token string, ids []int64) (in
 		return 0, nil
 	}
 	res, err := ex.ExecContext(ctx,
-		`UPDATE `+outboxByID+` SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL,
+		`UPDATE `+dispatchkit.OutboxByID+` SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL,
 		        attempts = GREATEST(attempts - 1, 0)
 		 WHERE id IN `+dispatchkit.InList(len(ids))+` AND status = 'processing' AND lock_token = ?`,
 		append(dispatchkit.Args(ids), token)...)

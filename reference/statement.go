@@ -11,14 +11,6 @@ import (
 // argument from Dispatcher.nowArg.
 const sqlNow = "COALESCE(CAST(? AS DATETIME(6)), NOW(6))"
 
-// outboxByID names the outbox table for statements that address rows by
-// primary key (WHERE id IN (...) AND <guard>). The hint keeps the optimizer
-// from scanning the status index for the guard instead: that scan would
-// lock, or wait on, index entries of rows other instances are finalizing,
-// and two finalizes doing it deadlock. By primary key every locking
-// statement takes its rows in ascending id order, so they never deadlock.
-const outboxByID = "outbox_events FORCE INDEX (PRIMARY)"
-
 // caseByID returns "CASE id WHEN ? THEN ? ... END" and its arguments, giving
 // each id its own value.
 func caseByID[V any](ids []int64, value func(i int) V) (string, []any) {

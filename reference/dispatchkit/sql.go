@@ -117,3 +117,11 @@ func TruncateError(text string) string {
 	}
 	return text[:cut]
 }
+
+// OutboxByID names the outbox table for statements that address rows by
+// primary key (WHERE id IN (...) AND <guard>). The hint keeps the optimizer
+// from scanning the status index for the guard instead: that scan would
+// lock, or wait on, index entries of rows other instances are finalizing,
+// and two finalizes doing it deadlock. By primary key every locking
+// statement takes its rows in ascending id order, so they never deadlock.
+const OutboxByID = "outbox_events FORCE INDEX (PRIMARY)"

@@ -113,7 +113,7 @@ func (d *Dispatcher) markClaimed(ctx context.Context, ex querier, b *batch, guar
 	if !d.flow.dbClockLease {
 		lease, leaseArg = `?`, time.Now().Add(d.cfg.Lease).UTC() // app-clock-lease: the instance's own clock
 	}
-	query := `UPDATE outbox_events SET status = 'processing', locked_by = ?, lock_token = ?,
+	query := `UPDATE ` + dispatchkit.OutboxByID + ` SET status = 'processing', locked_by = ?, lock_token = ?,
 		locked_until = ` + lease + `, attempts = attempts + 1
 		WHERE id IN ` + dispatchkit.InList(len(b.events))
 	if guard {
@@ -144,7 +144,7 @@ func (d *Dispatcher) claimOne(ctx context.Context, tx *sql.Tx, b *batch) error {
 		return err
 	}
 	for _, c := range candidates {
-		res, err := tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'processing', locked_by = ?, lock_token = ?,
+		res, err := tx.ExecContext(ctx, `UPDATE `+dispatchkit.OutboxByID+` SET status = 'processing', locked_by = ?, lock_token = ?,
 			locked_until = NOW(6) + INTERVAL ? MICROSECOND, attempts = attempts + 1
 			WHERE id = ? AND status = 'pending' AND available_at <= NOW(6)`,
 			d.cfg.InstanceID, b.token, d.cfg.Lease.Microseconds(), c.id)
@@ -185,7 +185,7 @@ func (d *Dispatcher) claimUnderLock(ctx context.Context, tx *sql.Tx, b *batch) e
 	}
 	b.events = events
 	args := append([]any{d.cfg.InstanceID, b.token}, dispatchkit.Args(b.ids())...)
-	_, err = tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'processing', locked_by = ?, lock_token = ?,
+	_, err = tx.ExecContext(ctx, `UPDATE `+dispatchkit.OutboxByID+` SET status = 'processing', locked_by = ?, lock_token = ?,
 		locked_until = NULL, attempts = attempts + 1 WHERE id IN `+dispatchkit.InList(len(events)), args...)
 	if err != nil {
 		return fmt.Errorf("claim under the dispatch lock: %w", err)

@@ -62,9 +62,10 @@ func (d *Dispatcher) lockOurs(ctx context.Context, tx *sql.Tx, b *batch) (map[in
 		}
 		return ours, nil
 	}
-	// FORCE INDEX: on a small table the optimizer picks a full scan, and a
-	// locking read that scans waits for every row another finalize holds.
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM outbox_events FORCE INDEX (PRIMARY)
+	// By primary key (dispatchkit.OutboxByID): on a small table the
+	// optimizer picks a full scan, and a locking read that scans waits for
+	// every row another finalize holds.
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM `+dispatchkit.OutboxByID+`
 		WHERE id IN `+dispatchkit.InList(len(b.events))+` AND status = 'processing' AND lock_token = ? FOR UPDATE`,
 		append(dispatchkit.Args(b.ids()), b.token)...)
 	if err != nil {
@@ -126,7 +127,7 @@ func (d *Dispatcher) writePublished(ctx context.Context, tx *sql.Tx, token strin
 		return nil
 	}
 	g, gArgs := d.guard(token)
-	_, err := tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'published', published_at = NOW(6), locked_until = NULL
+	_, err := tx.ExecContext(ctx, `UPDATE `+dispatchkit.OutboxByID+` SET status = 'published', published_at = NOW(6), locked_until = NULL
 		WHERE id IN `+dispatchkit.InList(len(ids))+g, append(dispatchkit.Args(ids), gArgs...)...)
 	if err != nil {
 		return fmt.Errorf("mark published: %w", err)
@@ -150,7 +151,7 @@ func queueJobs(ctx context.Context, tx *sql.Tx, jobIDs []string) error {
 
 func (d *Dispatcher) writeFailed(ctx context.Context, tx *sql.Tx, token string, e event, text string) error {
 	g, gArgs := d.guard(token)
-	_, err := tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'failed', last_error = ?, locked_until = NULL
+	_, err := tx.ExecContext(ctx, `UPDATE `+dispatchkit.OutboxByID+` SET status = 'failed', last_error = ?, locked_until = NULL
 		WHERE id = ?`+g, append([]any{lastError(text), e.id}, gArgs...)...)
 	if err != nil {
 		return fmt.Errorf("mark failed: %w", err)
@@ -169,7 +170,7 @@ func (d *Dispatcher) writeTransient(ctx context.Context, tx *sql.Tx, token strin
 	}
 	g, gArgs := d.guard(token)
 	args := append([]any{lastError(attempt), d.backoff(e.attempts).Microseconds(), e.id}, gArgs...)
-	_, err := tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'pending', locked_by = NULL, lock_token = NULL,
+	_, err := tx.ExecContext(ctx, `UPDATE `+dispatchkit.OutboxByID+` SET status = 'pending', locked_by = NULL, lock_token = NULL,
 		locked_until = NULL, last_error = ?, available_at = NOW(6) + INTERVAL ? MICROSECOND
 		WHERE id = ?`+g, args...)
 	if err != nil {

@@ -46,7 +46,7 @@ func (d *Dispatcher) selectExpired(ctx context.Context) ([]int64, error) {
 // ONLY, with no second look at their status, so a row finalized (or
 // re-claimed) since the read goes back to pending.
 func (d *Dispatcher) resetByID(ctx context.Context, ids []int64) (int64, error) {
-	res, err := d.db.ExecContext(ctx, `UPDATE outbox_events
+	res, err := d.db.ExecContext(ctx, `UPDATE `+dispatchkit.OutboxByID+`
 		SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
 		WHERE id IN `+dispatchkit.InList(len(ids)), dispatchkit.Args(ids)...)
 	if err != nil {
