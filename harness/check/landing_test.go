@@ -90,7 +90,24 @@ func TestLandingFinalizeHeldAcrossTheLeaseEnd(t *testing.T) {
 	l := require1(t, run, history.Requirement{Fault: history.LandFinalizeHeld, AtLeast: 2})
 	require.Equal(t, 1, l.Landed)
 	require.False(t, l.Met)
-	require.Equal(t, "1 finalize held open (its COMMIT held back) across its lease end; 2 needed", l.Reason)
+	require.Equal(t, "1 finalize held open (its COMMIT held back) well past its lease end; 2 needed", l.Reason)
+}
+
+// A hold released too soon after the lease end (by less than a poll
+// interval and a quarter lease) gave a recovery no chance to meet the open
+// finalize: not landed.
+func TestLandingFinalizeHeldNeedsToOutlastTheLeaseEnd(t *testing.T) {
+	held := func(release int) history.Run {
+		b := newBuilder("zombie").start(0, "d1", "d2")
+		b.produce(1, "job-1", history.KindValid, 10)
+		b.claim(1, "d1", 100).add("ai-default", "job-1", "job-1", 150).fault("finalize-trap", "d1", 200, release).publish(1, 400)
+		return b.finish(5000, 6000, true)
+	}
+	req := history.Requirement{Fault: history.LandFinalizeHeld, AtLeast: 1}
+	// The lease ends at 2100; a poll and a quarter lease are 550 ms.
+	require.True(t, require1(t, held(2700), req).Met)
+	require.False(t, require1(t, held(2500), req).Met)
+	require.Equal(t, "0 finalizes held open (its COMMIT held back) well past its lease end; 1 needed", require1(t, held(2500), req).Reason)
 }
 
 func TestLandingForDropsBlackBoxRequirementsWithCrashPoints(t *testing.T) {

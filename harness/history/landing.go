@@ -18,7 +18,9 @@ const (
 	// harness held the transaction's COMMIT back (the finalize trap), and
 	// the claim's lease ran out before the COMMIT went on: the finalize's
 	// row locks were held across its lease end, where a recovery or a
-	// claim by id meets them.
+	// claim by id meets them. It counts when the COMMIT stayed held a
+	// poll interval and a quarter lease past the lease end
+	// (check.heldFinalizes).
 	LandFinalizeHeld = "finalize-held"
 	// LandDeadOwner: an instance died holding a claim that was not closed
 	// before its lease ran out (an expired claim of a dead owner).

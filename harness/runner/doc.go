@@ -84,7 +84,8 @@
 // records against the planned number (the scenario's "crashes" param).
 // A landed finalize trap counts (history.LandFinalizeHeld) only when the
 // history shows the instance's finalize of a claim inside its span and the
-// claim's lease ending after that finalize and before the release.
+// claim's lease ending after that finalize and, by a poll interval and a
+// quarter lease, before the release.
 //
 // # Clock skew
 //
