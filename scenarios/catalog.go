@@ -234,7 +234,14 @@ func zombie() runner.Scenario {
 	// d1 sleeps right after an add, d2 inside a finalize holding its row
 	// locks, each on its 2nd batch.
 	afterAdd := runner.Pause{Slot: "d1", Point: contract.AfterEnqueue, OnHit: 2, For: lease * 5 / 2, Settle: lease}
-	inFinalize := runner.Pause{Slot: "d2", Point: contract.BeforeFinalizeCommit, OnHit: 2, For: lease * 3 / 2, Settle: lease}
+	// The finalize stays open 7/4 of a lease, so at least 3/4 of a lease
+	// past its lease end however soon after the claim it began: room for
+	// the others' recovery, which waits a margin after the lease end and
+	// then comes round in its loop, to meet it on a loaded machine. The
+	// black box's landing asks for a poll and a quarter lease past it
+	// (check.heldFinalizes); a dispatcher that times its statements out
+	// at the lease ends the hold sooner, and still lands.
+	inFinalize := runner.Pause{Slot: "d2", Point: contract.BeforeFinalizeCommit, OnHit: 2, For: lease * 7 / 4, Settle: lease}
 	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
 		if n.HasCrashPoints() {
 			return both(ctx,

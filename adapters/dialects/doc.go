@@ -92,7 +92,7 @@
 // whose grace makes its window wide enough for a black box: the sweep notes
 // the claims it sees expired and recovers them a lease later, and the
 // planted UPDATE does so by id alone, so the finalize of an owner paused for
-// 1.5 leases (zombie's d2) lands in between and goes back to pending. In a
+// 1.75 leases (zombie's d2) lands in between and goes back to pending. In a
 // dispatcher that recovers in one statement the window is a SELECT's
 // width, hit reliably only with a pause at a crash point.
 //

@@ -39,11 +39,11 @@
 //   - crash-after-finalize: crash-window crashing at after-finalize-commit.
 //   - baseline-no-consumer: baseline without a consumer, whose worker would
 //     otherwise move a 'created' job on and hide a missing created -> queued.
-//   - pause-after-enqueue: instance d1 sleeps 2.5 leases at after-enqueue on
-//     its 2nd batch (OUTBOX_FAILPOINTS): its claim is recovered and finalized
-//     by another instance, then it wakes and finalizes.
-//   - pause-in-finalize: instance d1 sleeps 1.5 leases at
-//     before-finalize-commit on its 2nd batch, holding the finalize's row
-//     locks past its lease, so a recovery reads the rows as expired and its
-//     write lands after the finalize commits.
+//
+// The pauses the fencing and recovery mutants need are the catalog's zombie
+// scenario: d1 sleeps 2.5 leases at after-enqueue on its 2nd batch (its
+// claim is recovered and finalized by another instance, then it wakes and
+// finalizes), and d2 sleeps 1.75 leases at before-finalize-commit on its
+// 2nd batch, holding the finalize's row locks past its lease, so a recovery
+// reads the rows as expired and its write lands after the finalize commits.
 package mutants
