@@ -47,7 +47,8 @@
 //     "window_traps_landed" = "k/N" in the run's params.
 //   - the pause trap (PauseTrap) SIGSTOPs the instance for a span past its
 //     lease, SIGCONTs it, and waits a settle span; it re-arms until one pause
-//     lands or its deadline passes.
+//     lands or its deadline passes. Its Pause.While runs while the instance
+//     is stopped (mysql-restart restarts the server there).
 //   - the finalize trap (FinalizeTrap) holds the instance's next COMMIT on
 //     its MySQL link (faultproxy's commit-hold-mysql) for a span past its
 //     lease: the finalize's statements ran, its row locks outlive the lease

@@ -152,6 +152,11 @@ type Pause struct {
 	// Settle is how long the schedule waits after the pause, while the
 	// sleeper wakes and finishes (a lease is enough).
 	Settle time.Duration
+	// While, when set, runs as soon as a PauseTrap has stopped the
+	// instance (mysql-restart restarts the server there), inside the
+	// pause: the instance wakes For after it stopped, or when While ends
+	// if that is later. PauseAt takes none.
+	While func(ctx context.Context) error
 }
 
 // PauseAt restarts p.Slot with a failpoint that makes it sleep for p.For at
@@ -163,6 +168,9 @@ func (n *Nemesis) PauseAt(ctx context.Context, p Pause) error {
 	slot, point, nth, d, settle := p.Slot, p.Point, p.OnHit, p.For, p.Settle
 	if !n.caps.CrashPoints {
 		return fmt.Errorf("pause at %s: the adapter exposes no crash points", point)
+	}
+	if p.While != nil {
+		return fmt.Errorf("pause at %s: While is run by a pause trap only (the sleeper's own timer ends a PauseAt)", point)
 	}
 	if nth < 1 || d <= 0 {
 		return fmt.Errorf("pause at %s: OnHit must be 1 or more and For positive (got %d, %s)", point, nth, d)

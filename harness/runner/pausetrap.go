@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -15,13 +16,17 @@ import (
 // (claim held, add done, finalize not yet written), SIGSTOPs it for d (past
 // its lease, so another instance takes the claim over), then SIGCONTs it and
 // keeps the schedule here for settle while the zombie wakes and tries to
-// finalize. It re-arms until a pause lands or deadline passes. A landed
+// finalize. p.While, when set, runs while the instance is stopped. It
+// re-arms until a pause lands or deadline passes. A landed
 // pause is a "pause-trap" fault, each miss a "pause-trap-miss". It reports
 // whether a pause landed.
 func (n *Nemesis) PauseTrap(ctx context.Context, p Pause, deadline time.Duration) (bool, error) {
-	slot, d, settle := p.Slot, p.For, p.Settle
+	slot := p.Slot
 	if p.Point != "" || p.OnHit != 0 {
 		return false, fmt.Errorf("pause trap %s: the trap springs on an add seen in Redis; it takes no Point or OnHit", slot)
+	}
+	if p.For <= 0 {
+		return false, fmt.Errorf("pause trap %s: For must be positive (got %s)", slot, p.For)
 	}
 	if n.obs == nil {
 		return false, fmt.Errorf("pause trap %s: no Redis observer to signal job creations", slot)
@@ -32,7 +37,7 @@ func (n *Nemesis) PauseTrap(ctx context.Context, p Pause, deadline time.Duration
 		case err != nil:
 			return tryResult{}, err
 		case hit.Job != "":
-			return tryResult{landed: true, signals: m.seen}, n.zombie(ctx, slot, instance, hit, d, settle)
+			return tryResult{landed: true, signals: m.seen}, n.zombie(ctx, p, instance, hit)
 		case !n.alive(slot):
 			return tryResult{signals: m.seen}, n.start(ctx, slot, n.slotEnv[slot])
 		}
@@ -99,20 +104,32 @@ func (n *Nemesis) armForHit(ctx context.Context, slot string, d time.Duration, m
 
 // zombie keeps the stopped instance paused for d, resumes it, and waits
 // settle; the whole span is one "pause-trap" fault.
-func (n *Nemesis) zombie(ctx context.Context, slot, instance string, hit supervisor.Hit, d, settle time.Duration) error {
+func (n *Nemesis) zombie(ctx context.Context, p Pause, instance string, hit supervisor.Hit) error {
 	params := map[string]string{}
 	for k, v := range hit.Params {
 		params[k] = v
 	}
-	params["job"], params["slot"], params["for"] = hit.Job, slot, d.String()
-	id := n.rec.StartFault(history.Fault{Kind: FaultPauseTrap, Target: instance, Params: params, Start: time.Now().UTC()})
+	params["job"], params["slot"], params["for"] = hit.Job, p.Slot, p.For.String()
+	stopped := time.Now()
+	id := n.rec.StartFault(history.Fault{Kind: FaultPauseTrap, Target: instance, Params: params, Start: stopped.UTC()})
 	defer func() { n.rec.EndFault(id, time.Now().UTC()) }()
-	sleepErr := n.Sleep(ctx, d)
-	if err := n.sup.Resume(slot); err != nil {
-		return fmt.Errorf("pause trap: resume %s: %w", slot, err)
+	sleepErr := n.whilePaused(ctx, p, stopped)
+	if err := n.sup.Resume(p.Slot); err != nil {
+		return errors.Join(sleepErr, fmt.Errorf("pause trap: resume %s: %w", p.Slot, err))
 	}
 	if sleepErr != nil {
 		return sleepErr
 	}
-	return n.Sleep(ctx, settle)
+	return n.Sleep(ctx, p.Settle)
+}
+
+// whilePaused runs p.While, if any, and sleeps out the rest of p.For from
+// stopped.
+func (n *Nemesis) whilePaused(ctx context.Context, p Pause, stopped time.Time) error {
+	if p.While != nil {
+		if err := p.While(ctx); err != nil {
+			return fmt.Errorf("pause trap %s: while paused: %w", p.Slot, err)
+		}
+	}
+	return n.Sleep(ctx, time.Until(stopped.Add(p.For)))
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"path/filepath"
@@ -201,6 +202,38 @@ func TestPauseTrapStopsTheHolderPastItsLease(t *testing.T) {
 	require.Equal(t, []string{"start", "stop", "cont"}, acts)
 	require.True(t, r.n.alive("d1"))
 	require.Equal(t, inst, r.n.sup.Instances()["d1"], "the zombie runs on")
+}
+
+// While runs with the instance stopped; a While longer than For keeps it
+// stopped until While ends, and a While that fails still resumes it.
+func TestPauseTrapRunsWhileWithTheInstanceStopped(t *testing.T) {
+	r := newTrapRig(t)
+	ctx := localtest.Context(t)
+	r.claim(t, "job-a", "job-b")
+	inst := r.n.sup.Instances()["d1"]
+	actions := func() []string {
+		var acts []string
+		for _, p := range r.rec.Snapshot().Processes {
+			if p.Instance == inst {
+				acts = append(acts, p.Action)
+			}
+		}
+		return acts
+	}
+	var during []string
+	r.addAfter(ctx, 300*time.Millisecond, "7")
+	p := Pause{Slot: "d1", For: 100 * time.Millisecond, While: func(ctx context.Context) error {
+		during = actions()
+		time.Sleep(400 * time.Millisecond)
+		return errors.New("server would not start")
+	}}
+	landed, err := r.n.PauseTrap(ctx, p, 10*time.Second)
+	require.ErrorContains(t, err, "while paused: server would not start")
+	require.True(t, landed)
+	require.Equal(t, []string{"start", "stop"}, during)
+	require.Equal(t, []string{"start", "stop", "cont"}, actions(), "resumed after the failed While")
+	f := r.rec.Snapshot().Faults
+	require.GreaterOrEqual(t, f[len(f)-1].End.Sub(f[len(f)-1].Start), 400*time.Millisecond)
 }
 
 // The finalize trap holds the instance's finalize after its add: the
