@@ -56,8 +56,9 @@ func lockConflicts() runner.Scenario {
 // again on the same port with its data, twice: InnoDB crash recovery runs,
 // every connection is cut mid-statement, claims and finalizes in flight are
 // rolled back or not. The second time instance d1 is paused across the
-// whole restart (asleep at after-enqueue with crash points, else SIGSTOP),
-// so it wakes holding connections to a server that is gone and a claim
+// whole restart (asleep at after-enqueue with crash points, else
+// SIGSTOPped by the pause trap once its add shows in Redis), so it wakes
+// holding connections to a server that is gone and a claim
 // whose finalize it has still to write, by then past its lease. Every
 // valid event must end published, each job created once. The lease (5 s)
 // is longer than a restart, as in production: from d1's claim to the
@@ -89,23 +90,22 @@ func mysqlRestart() runner.Scenario {
 		if err := n.Sleep(ctx, 1500*time.Millisecond); err != nil {
 			return err
 		}
-		// d1 stops before the kill and wakes after the server is back:
-		// with crash points, asleep at after-enqueue (its claim held, the
-		// job added, the finalize still to write, past its lease), else
-		// SIGSTOPped wherever it is.
-		pause := func(ctx context.Context) error { return n.Pause(ctx, "d1", lease+2*time.Second) }
-		wait := 500 * time.Millisecond
-		if n.HasCrashPoints() {
-			pause = func(ctx context.Context) error {
-				return n.PauseAt(ctx, runner.Pause{Slot: "d1", Point: contract.AfterEnqueue, OnHit: 1, For: lease + 1500*time.Millisecond, Settle: time.Second})
-			}
-			wait = 1200 * time.Millisecond // the re-armed d1 starts and reaches its first add
+		// d1 stops before the kill and wakes after the server is back,
+		// holding a claim whose job is added and whose finalize is still
+		// to write, by then past its lease: with crash points, asleep at
+		// after-enqueue; from outside, SIGSTOPped by the pause trap when
+		// its add shows in Redis, the restart run while it is stopped.
+		restart := func(ctx context.Context) error { return n.RestartServer(ctx, "mysql", down) }
+		if !n.HasCrashPoints() {
+			return restartWhilePaused(ctx, n, lease, restart)
 		}
-		return both(ctx, pause, func(ctx context.Context) error {
-			if err := n.Sleep(ctx, wait); err != nil {
+		pause := runner.Pause{Slot: "d1", Point: contract.AfterEnqueue, OnHit: 1, For: lease + 1500*time.Millisecond, Settle: time.Second}
+		return both(ctx, func(ctx context.Context) error { return n.PauseAt(ctx, pause) }, func(ctx context.Context) error {
+			// the re-armed d1 starts and reaches its first add
+			if err := n.Sleep(ctx, 1200*time.Millisecond); err != nil {
 				return err
 			}
-			return n.RestartServer(ctx, "mysql", down)
+			return restart(ctx)
 		})
 	})
 	// The restarts must hold an event up: a claim cut by one, a transient
@@ -114,4 +114,29 @@ func mysqlRestart() runner.Scenario {
 	// the first two; a dispatcher whose claims are short meets few).
 	s.Landing = []history.Requirement{{Fault: history.LandOutageStalled, Target: "mysql", AtLeast: 1}}
 	return s
+}
+
+// restartWhilePaused is mysql-restart's second restart for a black box: the
+// pause trap stops d1 holding a claim with its add done, and the restart
+// runs while it is stopped (a little after the stop, as with crash points:
+// the other instance is mid-round when the server goes). When no pause
+// lands within 10 s, d1 is SIGSTOPped wherever it is and the server
+// restarted half a second later, so the second restart still happens.
+func restartWhilePaused(ctx context.Context, n *runner.Nemesis, lease time.Duration, restart func(context.Context) error) error {
+	trap := runner.Pause{Slot: "d1", For: lease + 2*time.Second, Settle: time.Second, While: func(ctx context.Context) error {
+		if err := n.Sleep(ctx, 200*time.Millisecond); err != nil {
+			return err
+		}
+		return restart(ctx)
+	}}
+	landed, err := n.PauseTrap(ctx, trap, 10*time.Second)
+	if err != nil || landed {
+		return err
+	}
+	return both(ctx, func(ctx context.Context) error { return n.Pause(ctx, "d1", trap.For) }, func(ctx context.Context) error {
+		if err := n.Sleep(ctx, 500*time.Millisecond); err != nil {
+			return err
+		}
+		return restart(ctx)
+	})
 }
