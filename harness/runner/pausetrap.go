@@ -102,8 +102,9 @@ func (n *Nemesis) armForHit(ctx context.Context, slot string, d time.Duration, m
 	return hit, instance, m, nil
 }
 
-// zombie keeps the stopped instance paused for d, resumes it, and waits
-// settle; the whole span is one "pause-trap" fault.
+// zombie keeps the stopped instance paused for p.For (or until p.While
+// ends, if later), resumes it, and waits p.Settle; the whole span is one
+// "pause-trap" fault.
 func (n *Nemesis) zombie(ctx context.Context, p Pause, instance string, hit supervisor.Hit) error {
 	params := map[string]string{}
 	for k, v := range hit.Params {
