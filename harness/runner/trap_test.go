@@ -150,11 +150,7 @@ func TestWindowTrapFiresForEveryAddStyle(t *testing.T) {
 			require.Equal(t, "job-a", f.Params["job"])
 			require.Equal(t, tc.bullID, f.Params["bull_id"])
 			require.NotEmpty(t, f.Params["source"])
-			killed := false
-			for _, p := range run.Processes {
-				killed = killed || (p.Instance == inst && p.Action == "kill")
-			}
-			require.True(t, killed, "the armed instance was SIGKILLed")
+			require.Contains(t, actionsOf(run, inst), "kill", "the armed instance was SIGKILLed")
 			require.True(t, r.n.alive("d1"), "and restarted")
 			require.NotEqual(t, inst, r.n.sup.Instances()["d1"])
 		})
@@ -193,13 +189,7 @@ func TestPauseTrapStopsTheHolderPastItsLease(t *testing.T) {
 	f := soleFault(t, run, FaultPauseTrap, inst, held)
 	require.Equal(t, "7", f.Params["bull_id"])
 	require.GreaterOrEqual(t, f.End.Sub(f.Start), 250*time.Millisecond)
-	var acts []string
-	for _, p := range run.Processes {
-		if p.Instance == inst {
-			acts = append(acts, p.Action)
-		}
-	}
-	require.Equal(t, []string{"start", "stop", "cont"}, acts)
+	require.Equal(t, []string{"start", "stop", "cont"}, actionsOf(run, inst))
 	require.True(t, r.n.alive("d1"))
 	require.Equal(t, inst, r.n.sup.Instances()["d1"], "the zombie runs on")
 }
@@ -211,15 +201,7 @@ func TestPauseTrapRunsWhileWithTheInstanceStopped(t *testing.T) {
 	ctx := localtest.Context(t)
 	r.claim(t, "job-a", "job-b")
 	inst := r.n.sup.Instances()["d1"]
-	actions := func() []string {
-		var acts []string
-		for _, p := range r.rec.Snapshot().Processes {
-			if p.Instance == inst {
-				acts = append(acts, p.Action)
-			}
-		}
-		return acts
-	}
+	actions := func() []string { return actionsOf(r.rec.Snapshot(), inst) }
 	var during []string
 	r.addAfter(ctx, 300*time.Millisecond, "7")
 	p := Pause{Slot: "d1", For: 100 * time.Millisecond, While: func(ctx context.Context) error {
@@ -234,6 +216,18 @@ func TestPauseTrapRunsWhileWithTheInstanceStopped(t *testing.T) {
 	require.Equal(t, []string{"start", "stop", "cont"}, actions(), "resumed after the failed While")
 	f := r.rec.Snapshot().Faults
 	require.GreaterOrEqual(t, f[len(f)-1].End.Sub(f[len(f)-1].Start), 400*time.Millisecond)
+}
+
+// actionsOf lists what the supervisor did to instance (start, stop, cont,
+// kill, ...), in order.
+func actionsOf(run history.Run, instance string) []string {
+	var acts []string
+	for _, p := range run.Processes {
+		if p.Instance == instance {
+			acts = append(acts, p.Action)
+		}
+	}
+	return acts
 }
 
 // The finalize trap holds the instance's finalize after its add: the
