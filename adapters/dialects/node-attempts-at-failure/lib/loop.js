@@ -3,8 +3,9 @@
 //
 // Each round: look after expired claims, claim a batch, dispatch it in
 // order. An expired claim is recovered only once it has stayed expired for
-// a grace of one more lease: a sweep notes the claims it sees expired, and a
-// sweep a lease later recovers them, each only if it is still processing
+// a grace of one more lease: a sweep notes the claims it sees expired and
+// since when (the database's clock), and the first sweep a lease past that
+// recovers them, each only if it is still processing
 // under the token noted and still expired (one fenced UPDATE). An owner
 // that is merely slow gets time to finish, and its fenced finalize wins.
 // A transient failure counts the attempt (attempts + 1) and backs off
@@ -56,8 +57,11 @@ function dispatcher(cfg, pool, log) {
     const now = Date.now();
     if (now - lastSweep < cfg.lease / 4) return;
     lastSweep = now;
+    // The grace runs from the lease's end on the database's clock, so an
+    // instance started after the one that first saw a claim expired (and
+    // died) does not begin the grace again.
+    for (const c of await db.expired()) if (!seen.has(c.id)) seen.set(c.id, { token: c.token, at: now - c.expiredMs });
     const due = [...seen].filter(([, s]) => now - s.at >= cfg.lease).map(([id]) => id);
-    for (const c of await db.expired()) if (!seen.has(c.id)) seen.set(c.id, { token: c.token, at: now });
     if (due.length === 0) return;
     let n = 0;
     if (cfg.plant === 'recovery-overwrites-finalized') {

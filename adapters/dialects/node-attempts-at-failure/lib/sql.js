@@ -57,11 +57,13 @@ function outbox(pool, cfg) {
     return { token, rows };
   }
 
-  // expired lists the claims whose lease ran out: [{id, token}].
+  // expired lists the claims whose lease ran out, and how long ago on the
+  // database's clock: [{id, token, expiredMs}].
   async function expired() {
     const rows = await run(pool,
-      "SELECT id, lock_token FROM outbox_events WHERE status = 'processing' AND locked_until < NOW(6) ORDER BY id LIMIT 500", []);
-    return rows.map((r) => ({ id: String(r.id), token: r.lock_token }));
+      'SELECT id, lock_token, TIMESTAMPDIFF(MICROSECOND, locked_until, NOW(6)) AS expired_us ' +
+      "FROM outbox_events WHERE status = 'processing' AND locked_until < NOW(6) ORDER BY id LIMIT 500", []);
+    return rows.map((r) => ({ id: String(r.id), token: r.lock_token, expiredMs: Number(r.expired_us) / 1000 }));
   }
 
   // recover returns one expired claim to pending with a reason, available_at
