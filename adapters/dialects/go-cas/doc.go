@@ -6,7 +6,10 @@
 // NOW(6) + lease, status = 'processing' WHERE (status = 'pending' AND
 // available_at <= NOW(6)) OR (status = 'processing' AND locked_until <
 // NOW(6)) ORDER BY id LIMIT n, then SELECT ... WHERE lock_token = <that
-// token>. Lease recovery is that takeover: an expired claim is taken
+// token>. The UPDATE walks the primary key up from the oldest open row, so
+// it passes over a producer's uncommitted INSERT instead of waiting for its
+// COMMIT (a locking scan of the status index waits, and every claim stalls
+// behind a slow producer transaction). Lease recovery is that takeover: an expired claim is taken
 // directly by the next claimer, under a new token, without passing through
 // pending. attempts is untouched by a claim; a transient failure writes
 // attempts = N (its N-th failure), backs off base * 2^(N-1) capped, less up

@@ -78,19 +78,7 @@ func (e *engine) claim(ctx context.Context, token string) ([]*item, error) {
 			return nil, err
 		}
 	} else {
-		tx, err := e.db.BeginTx(ctx, rc)
-		if err != nil {
-			return nil, err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE outbox_events
-			SET locked_by = ?, lock_token = ?, locked_until = NOW(6) + INTERVAL ? MICROSECOND, status = 'processing'
-			WHERE `+e.claimable()+` ORDER BY id LIMIT ?`, e.o.instanceID, token, e.o.lease.Microseconds(), e.o.batch)
-		if err == nil {
-			err = tx.Commit()
-		} else {
-			_ = tx.Rollback()
-		}
-		if err != nil {
+		if err := e.compareAndSet(ctx, token); err != nil {
 			return nil, fmt.Errorf("compare-and-set: %w", err)
 		}
 	}
@@ -109,6 +97,35 @@ func (e *engine) claim(ctx context.Context, token string) ([]*item, error) {
 		out = append(out, it)
 	}
 	return out, rows.Err()
+}
+
+// compareAndSet takes up to a batch of claimable rows under token in one
+// UPDATE. It walks the primary key from the oldest open row (a plain read of
+// the status index, which waits on nothing): read committed, a scan of the
+// clustered index passes over a producer's row whose INSERT is not committed
+// yet, where a locking scan of the status index would wait for that
+// producer's COMMIT and stall every claim behind it.
+func (e *engine) compareAndSet(ctx context.Context, token string) error {
+	tx, err := e.db.BeginTx(ctx, rc)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	var low sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT MIN(id) FROM outbox_events
+		WHERE status IN ('pending', 'processing')`).Scan(&low); err != nil {
+		return fmt.Errorf("oldest open row: %w", err)
+	}
+	if !low.Valid {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE outbox_events FORCE INDEX (PRIMARY)
+		SET locked_by = ?, lock_token = ?, locked_until = NOW(6) + INTERVAL ? MICROSECOND, status = 'processing'
+		WHERE id >= ? AND `+e.claimable()+` ORDER BY id LIMIT ?`,
+		e.o.instanceID, token, e.o.lease.Microseconds(), low.Int64, e.o.batch); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // claimable is the claim's condition: due pending rows, and rows whose
