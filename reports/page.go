@@ -193,10 +193,8 @@ func headline(res Results) string {
 		}
 	}
 	var missed []string
-	for _, l := range res.Landing {
-		if !l.Met {
-			missed = append(missed, l.Fault)
-		}
+	for _, l := range check.Unlanded(res.Landing) {
+		missed = append(missed, l.Fault)
 	}
 	w := ""
 	if waived > 0 {

@@ -117,23 +117,15 @@ func findingsOf(results []check.Result) []check.Finding {
 	return fs
 }
 
-// redactEach returns one applied to each element of in, in a new slice.
-func redactEach[T any](in []T, one func(T) T) []T {
-	out := make([]T, len(in))
-	for i, v := range in {
-		out[i] = one(v)
-	}
-	return out
-}
-
+// redactResults redacts every text of the results (never nil: results.json
+// lists them always).
 func redactResults(in []check.Result) []check.Result {
-	return redactEach(in, func(r check.Result) check.Result {
-		r.Name = redact.String(r.Name)
-		r.Reason = redact.String(r.Reason)
-		r.Waived = redact.String(r.Waived)
-		if r.Violations != nil { // absent stays absent
-			r.Violations = redactEach(r.Violations, redactViolation)
-		}
+	if in == nil {
+		in = []check.Result{}
+	}
+	return redact.Slice(in, func(r check.Result) check.Result {
+		redact.Fields(&r.Name, &r.Reason, &r.Waived)
+		r.Violations = redact.Slice(r.Violations, redactViolation) // absent stays absent
 		return r
 	})
 }
@@ -142,21 +134,25 @@ func redactResults(in []check.Result) []check.Result {
 // (results.json's "steps" is never null), its instances stay absent when
 // absent.
 func redactViolation(v check.Violation) check.Violation {
-	v.Summary = redact.String(v.Summary)
-	v.Rule = redact.String(v.Rule)
-	v.JobID = redact.String(v.JobID)
+	redact.Fields(&v.Summary, &v.Rule, &v.JobID)
 	v.Instances = redact.Strings(v.Instances)
-	v.Steps = redactEach(v.Steps, func(l check.Line) check.Line {
-		l.Source = redact.String(l.Source)
-		l.Text = redact.String(l.Text)
+	if v.Steps == nil {
+		v.Steps = []check.Line{}
+	}
+	v.Steps = redact.Slice(v.Steps, func(l check.Line) check.Line {
+		redact.Fields(&l.Source, &l.Text)
 		return l
 	})
 	return v
 }
 
+// redactFindings redacts every text of the findings (never nil, as results).
 func redactFindings(in []check.Finding) []check.Finding {
-	return redactEach(in, func(f check.Finding) check.Finding {
-		f.Headline = redact.String(f.Headline)
+	if in == nil {
+		in = []check.Finding{}
+	}
+	return redact.Slice(in, func(f check.Finding) check.Finding {
+		redact.Fields(&f.Headline)
 		f.Rules = redact.Strings(f.Rules)
 		f.Jobs = redact.Strings(f.Jobs)
 		f.Instances = redact.Strings(f.Instances)

@@ -193,12 +193,7 @@ func TestBlackBoxMutantsNeverPass(t *testing.T) {
 				t.Logf("black box caught: mutant %s, %s in %s, %.1f s: %s", m.Name, r.ID, v.Name, time.Since(started).Seconds(), r.Reason)
 				return
 			}
-			var missed []string
-			for _, l := range o.Landing {
-				if !l.Met {
-					missed = append(missed, l.Reason)
-				}
-			}
+			missed := check.Unlanded(o.Landing)
 			require.NotEmpty(t, missed, "mutant %s: %s is %s but every fault landed (run folder %s)", m.Name, r.ID, r.Verdict, o.Dir)
 			require.Equal(t, check.Unknown, o.Verdict)
 			t.Logf("black box unknown: mutant %s in %s, %.1f s: %s did not land: %v", m.Name, v.Name, time.Since(started).Seconds(), r.ID, missed)

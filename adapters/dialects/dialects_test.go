@@ -265,12 +265,7 @@ func TestPlantedBugsAreCaught(t *testing.T) {
 			if r.Verdict != check.Fail {
 				// Not caught: acceptable only when the run says why, a
 				// fault that did not land, and the run is unknown for it.
-				var missed []string
-				for _, l := range o.Landing {
-					if !l.Met {
-						missed = append(missed, l.Reason)
-					}
-				}
+				missed := check.Unlanded(o.Landing)
 				require.NotEmpty(t, missed, "%s: %s is %s but every fault landed: %s", p.bug, p.invariant, r.Verdict, r.Reason)
 				require.Equal(t, check.Unknown, o.Verdict)
 				t.Logf("%s: %s %s, the fault did not land: %v", p.bug, p.invariant, r.Verdict, missed)

@@ -40,6 +40,19 @@ func CheckLanding(run history.Run) []Landing {
 	return out
 }
 
+func (l Landing) String() string { return l.Fault + ": " + l.Reason }
+
+// Unlanded lists the requirements that were not met, in their order.
+func Unlanded(landing []Landing) []Landing {
+	var out []Landing
+	for _, l := range landing {
+		if !l.Met {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // Decide folds invariant results and landing requirements into the run's
 // verdict and the reason it is not a pass: a proven violation fails the run
 // (Fold); otherwise a requirement not met makes it unknown (the fault it is
@@ -52,10 +65,8 @@ func Decide(results []Result, exercises []string, landing []Landing) (Verdict, s
 		return v, reason
 	}
 	var missed []string
-	for _, l := range landing {
-		if !l.Met {
-			missed = append(missed, l.Fault+" did not land: "+l.Reason)
-		}
+	for _, l := range Unlanded(landing) {
+		missed = append(missed, l.Fault+" did not land: "+l.Reason)
 	}
 	if len(missed) == 0 {
 		return v, reason
