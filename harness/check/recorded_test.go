@@ -50,8 +50,10 @@ func TestRecordedRuns(t *testing.T) {
 
 // TestTrimRecordedRun writes a trimmed copy of a recorded run folder when
 // OUTBOXCHAOS_TRIM names one: OUTBOXCHAOS_TRIM=SRC:NAME:FIRST keeps events
-// 1..FIRST, and every event with a takeover, a recovery or a transient
-// failure among the first 4*FIRST, and stores it as testdata/histories/NAME.
+// 1..FIRST, every event with a takeover, a recovery, a release or a
+// transient failure among the first 4*FIRST, and the events of the first
+// two violations of each invariant (so a failing run still fails for the
+// same events), and stores it as testdata/histories/NAME.
 func TestTrimRecordedRun(t *testing.T) {
 	trimFromEnv(t, "OUTBOXCHAOS_TRIM", "FIRST", "run", func(run history.Run, first int64) map[int64]bool {
 		ix := newIndex(run)
@@ -61,8 +63,18 @@ func TestTrimRecordedRun(t *testing.T) {
 				keep[e.ID] = true
 			}
 			for _, m := range ix.moves[e.ID] {
-				if e.ID <= 4*first && (m == moveTakeover || m == moveRecovery || m == moveFailure) {
+				if e.ID <= 4*first && (m == moveTakeover || m == moveRecovery || m == moveRelease || m == moveFailure) {
 					keep[e.ID] = true
+				}
+			}
+		}
+		for _, r := range Evaluate(run) {
+			for _, v := range r.Violations[:min(2, len(r.Violations))] {
+				keep[v.EventID] = true
+				for _, e := range ix.events {
+					if v.JobID != "" && e.JobID == v.JobID {
+						keep[e.ID] = true
+					}
 				}
 			}
 		}
