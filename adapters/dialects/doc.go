@@ -172,7 +172,22 @@
 // optimizer could serve from the status index, whose locking read waits on
 // an uncommitted entry even under READ COMMITTED. node-attempts-at-failure
 // (a plain read lists the expired claims, every session READ COMMITTED)
-// never waited and passed.
+// never waited and passed. go-cas stayed unknown there (3 or 4 of the 5
+// gaps it needs): once the table held a few hundred rows its claim UPDATE
+// ... ORDER BY id LIMIT n went through the status index, whose locking scan
+// waits on every open INSERT, so each claim stalled until the held
+// transaction committed and the dispatcher lagged 1-3 s behind the newest
+// row, never passing a held id. It now walks the primary key up from the
+// oldest open row (a plain read), which passes over an uncommitted INSERT:
+// 69 to 82 gaps a run, and a pass.
+//
+// node-attempts-at-failure once failed I8 in crash-window (takeovers up to
+// 11.3 s after the lease, bound 6.1 s): its grace of one more lease was
+// timed from when an instance first saw a claim expired, in that
+// instance's memory, so each kill of the instance that had seen it started
+// the grace over. The grace now runs from the lease end on the database's
+// clock (the sweep reads how long ago each claim expired), and a takeover
+// comes about a lease and a quarter after the lease end, whoever sweeps.
 //
 // # Known misses
 //
