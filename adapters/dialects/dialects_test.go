@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
 
 	"github.com/outboxchaos/outboxchaos/adapters/manifest"
 	"github.com/outboxchaos/outboxchaos/harness/check"
@@ -152,6 +153,43 @@ func TestManifestsLoadAsBlackBoxes(t *testing.T) {
 		a := load(t, filepath.Join(p.dialect, "manifest-"+p.bug+".yaml"))
 		require.Equal(t, p.dialect+"-"+p.bug, a.Name())
 	}
+}
+
+// TestPlantsDifferOnlyByTheirBug: a planted manifest is its dialect's
+// manifest with another name and OUTBOXCHAOS_PLANT set, nothing else. A
+// plant that dropped a declaration of its dialect's (conventions, clock)
+// would be judged as another dispatcher: the returns the declaration tells
+// apart become unknown, and the plant's verdict says less than it should.
+func TestPlantsDifferOnlyByTheirBug(t *testing.T) {
+	paths, err := filepath.Glob("*/manifest-*.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	for _, p := range paths {
+		dialect := filepath.Dir(p)
+		bug := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "manifest-"), ".yaml")
+		want, got := readYAML(t, filepath.Join(dialect, "manifest.yaml")), readYAML(t, p)
+		require.Equal(t, dialect+"-"+bug, got["name"], p)
+		start, _ := got["start"].(map[string]any)
+		env, _ := start["env"].(map[string]any)
+		require.Equal(t, bug, env["OUTBOXCHAOS_PLANT"], "%s: start.env.OUTBOXCHAOS_PLANT", p)
+		delete(env, "OUTBOXCHAOS_PLANT")
+		if len(env) == 0 {
+			delete(start, "env")
+		}
+		delete(got, "name")
+		delete(want, "name")
+		require.Equal(t, want, got, "%s differs from %s/manifest.yaml by more than its name and its bug", p, dialect)
+	}
+}
+
+// readYAML reads a manifest as plain YAML values.
+func readYAML(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var out map[string]any
+	require.NoError(t, yaml.Unmarshal(b, &out), path)
+	return out
 }
 
 // TestConfigErrorsAreOneLine builds each dialect and starts it with a bad
