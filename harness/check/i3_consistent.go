@@ -185,10 +185,18 @@ func (ix *index) lostRace(job string, next history.Transition) bool {
 // the run: only a dispatcher makes that move.
 func (ix *index) movesToQueued() bool {
 	for _, jts := range ix.jobs {
-		for _, t := range jts {
-			if t.Op == "update" && t.OldStatus == history.JobCreated && t.NewStatus == history.JobQueued {
-				return true
-			}
+		if movedToQueued(jts) {
+			return true
+		}
+	}
+	return false
+}
+
+// movedToQueued tells whether a job's transitions include created -> queued.
+func movedToQueued(jts []history.Transition) bool {
+	for _, t := range jts {
+		if t.Op == "update" && t.OldStatus == history.JobCreated && t.NewStatus == history.JobQueued {
+			return true
 		}
 	}
 	return false

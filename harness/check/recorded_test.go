@@ -103,17 +103,6 @@ func TestRecordedRuns(t *testing.T) {
 	require.LessOrEqual(t, r.Takeover.P99, r.Takeover.Max)
 }
 
-// jobQueuedByDispatcher tells whether a job's transitions include the
-// dispatcher's created -> queued.
-func jobQueuedByDispatcher(jts []history.Transition) bool {
-	for _, t := range jts {
-		if t.Op == "update" && t.OldStatus == history.JobCreated && t.NewStatus == history.JobQueued {
-			return true
-		}
-	}
-	return false
-}
-
 // moveCounts counts the moves of every event of run, by kind.
 func moveCounts(run history.Run) map[move]int {
 	out := map[move]int{}
@@ -143,7 +132,7 @@ func TestTrimRecordedRun(t *testing.T) {
 			if e.ID <= first {
 				keep[e.ID] = true
 			}
-			if !queued && jobQueuedByDispatcher(ix.jobs[e.JobID]) {
+			if !queued && movedToQueued(ix.jobs[e.JobID]) {
 				keep[e.ID], queued = true, true // I3 asks whether any job was (movesToQueued)
 			}
 			if isPoison(e.Kind) && poison < max(1, first/3) {

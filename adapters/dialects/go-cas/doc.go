@@ -9,9 +9,9 @@
 // token>. The UPDATE walks the primary key up from the oldest open row, so
 // it passes over a producer's uncommitted INSERT instead of waiting for its
 // COMMIT (a locking scan of the status index waits, and every claim stalls
-// behind a slow producer transaction). Lease recovery is that takeover: an expired claim is taken
-// directly by the next claimer, under a new token, without passing through
-// pending. attempts is untouched by a claim; a transient failure writes
+// behind a slow producer transaction). Lease recovery is that takeover: an
+// expired claim is taken directly by the next claimer, under a new token,
+// without passing through pending. attempts is untouched by a claim; a transient failure writes
 // attempts = N (its N-th failure), backs off base * 2^(N-1) capped, less up
 // to a quarter of jitter, and at N = max attempts fails the event; a
 // permanent failure fails at once with attempts + 1.
