@@ -86,6 +86,18 @@ func loadStored(t *testing.T, name string) history.Run {
 
 func letter(v Verdict) string { return strings.ToUpper(string(v)[:1]) }
 
+// letters is each result's verdict as one letter, in order.
+func letters(results []Result) string {
+	out := ""
+	for _, r := range results {
+		out += letter(r.Verdict)
+	}
+	return out
+}
+
+// verdicts is run's verdicts (I1..I9, and I10 when declared) as letters.
+func verdicts(run history.Run) string { return letters(Evaluate(run)) }
+
 // TestStoredHistories checks every stored history's verdicts, invariant by
 // invariant, and the words of each failure.
 func TestStoredHistories(t *testing.T) {
@@ -94,11 +106,7 @@ func TestStoredHistories(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			results := Evaluate(loadStored(t, name))
 			require.Len(t, results, 9)
-			got := ""
-			for _, r := range results {
-				got += letter(r.Verdict)
-			}
-			require.Equal(t, want.verdicts, got, "verdicts I1..I9; results: %s", describe(results))
+			require.Equal(t, want.verdicts, letters(results), "verdicts I1..I9; results: %s", describe(results))
 			for _, r := range results {
 				checkResultShape(t, r)
 				for _, word := range want.summary[r.ID] {

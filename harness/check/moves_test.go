@@ -18,15 +18,6 @@ func dialect(scenario string) *builder {
 	return b
 }
 
-// verdicts is I1..I9 as letters.
-func verdicts(run history.Run) string {
-	out := ""
-	for _, r := range Evaluate(run) {
-		out += letter(r.Verdict)
-	}
-	return out
-}
-
 // movesOf is event id's moves.
 func movesOf(run history.Run, id int64) []move { return newIndex(run).moves[id] }
 
