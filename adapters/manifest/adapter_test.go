@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
 
@@ -70,12 +71,7 @@ func TestInstanceRunsThroughSupervisor(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, sup.Close()) })
 	p, err := sup.Start(testCtx(t), "d1", map[string]string{"OUTBOX_LEASE": "3s", "OUTBOX_MYSQL_DSN": "dsn-1"})
 	require.NoError(t, err)
-	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(readLog(t, p.LogPath), "room ready") {
-		require.True(t, time.Now().Before(deadline), "never ready: %s", readLog(t, p.LogPath))
-		time.Sleep(20 * time.Millisecond)
-	}
-	log := readLog(t, p.LogPath)
+	log := localtest.WaitLog(t, p.LogPath, "room ready")
 	require.Contains(t, log, "args=--node=d1 --price=$5")
 	require.Contains(t, log, "lease=lease=3s dsn=dsn-1 outbox=none")
 	code, err := sup.Term("d1", time.Minute)
@@ -97,14 +93,4 @@ func TestPrepareReportsBuildFailure(t *testing.T) {
 	require.ErrorContains(t, err, "boom")
 	_, err = a.Spec(supervisor.Instance{Slot: "d1", ID: "d1"})
 	require.ErrorContains(t, err, "Prepare has not run", "a failed build leaves nothing to start")
-}
-
-func readLog(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return ""
-	}
-	require.NoError(t, err)
-	return string(b)
 }

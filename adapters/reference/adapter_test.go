@@ -14,6 +14,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/clockskew"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
 
@@ -96,11 +97,7 @@ func TestPrepareBuildsOnceAndRunsThroughSupervisor(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, sup.Close()) })
 	p, err := sup.Start(testCtx(t), "d1", map[string]string{"OUTBOX_LEASE": "2s"})
 	require.NoError(t, err)
-	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(readFile(t, p.LogPath), "fake d1 ready") {
-		require.True(t, time.Now().Before(deadline), "fake never got ready: %s", readFile(t, p.LogPath))
-		time.Sleep(10 * time.Millisecond)
-	}
+	localtest.WaitLog(t, p.LogPath, "fake d1 ready")
 	code, err := sup.Term("d1", time.Minute)
 	require.NoError(t, err)
 	require.Equal(t, 0, code)
@@ -147,14 +144,4 @@ func requireELF(t *testing.T, path string) {
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.True(t, bytes.HasPrefix(b, []byte("\x7fELF")), "%s is not an executable", path)
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return ""
-	}
-	require.NoError(t, err)
-	return string(b)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/scenarios"
 )
 
@@ -98,37 +99,7 @@ func TestInterruptedRunLeavesNothingBehind(t *testing.T) {
 		_ = cmd.Process.Kill()
 		t.Fatal("the CLI did not exit within 90 s of SIGINT")
 	}
-	require.Eventually(t, func() bool { return len(processesMentioning(tmp, filepath.Dir(out))) == 0 }, 15*time.Second, 100*time.Millisecond,
-		"processes left behind: %v", processesMentioning(tmp, filepath.Dir(out)))
-	entries, err := os.ReadDir(tmp)
-	require.NoError(t, err)
-	var left []string
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "outboxchaos-") {
-			left = append(left, e.Name())
-		}
-	}
-	require.Empty(t, left, "temporary directories left in TMPDIR")
-}
-
-// processesMentioning lists the command lines of live processes that name
-// any of dirs (private servers name their data dirs; instances their binary).
-func processesMentioning(dirs ...string) []string {
-	var found []string
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		line := strings.ReplaceAll(string(b), "\x00", " ")
-		for _, d := range dirs {
-			if strings.Contains(line, d) {
-				found = append(found, line)
-			}
-		}
-	}
-	return found
+	localtest.RequireNothingLeft(t, tmp, "outboxchaos-", filepath.Dir(out))
 }
 
 // --shard i/n splits the catalog round-robin: the n shards together run

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 )
 
 // TestUserModule builds testdata/usermodule, a separate Go module that uses
@@ -103,7 +105,7 @@ func userModuleVerdicts(t *testing.T, bin string) {
 	}
 	require.Equal(t, "fail", storedVerdict(t, filepath.Join(out, "TestMutant", "poison")), "-chaostest.out keeps the run folder")
 	require.Equal(t, "pass", storedVerdict(t, filepath.Join(out, "TestReference", "poison")))
-	requireNothingLeft(t, tmp)
+	localtest.RequireNothingLeft(t, tmp, "")
 }
 
 // subtestOutput is what the log says between the subtest's RUN line and the
@@ -167,7 +169,7 @@ func userModuleInterrupt(t *testing.T, bin string) {
 	require.True(t, errors.As(err, &exit) && exit.ExitCode() == 1, "an interrupted run fails: %v\n%s", err, log.String())
 	require.Contains(t, log.String(), "interrupted by interrupt", log.String())
 	require.Contains(t, log.String(), "--- FAIL: TestReference/poison", log.String())
-	requireNothingLeft(t, tmp)
+	localtest.RequireNothingLeft(t, tmp, "")
 }
 
 // userModuleTimeout gives the binary a -test.timeout shorter than its
@@ -185,36 +187,5 @@ func userModuleTimeout(t *testing.T, bin string) {
 	require.True(t, errors.As(err, &exit) && exit.ExitCode() == 1, "a run cut by the timeout fails: %v\n%s", err, log)
 	require.NotContains(t, log, "panic: test timed out", log)
 	require.Contains(t, log, "the test's -timeout is near: stopped early so that cleanup can run", log)
-	requireNothingLeft(t, tmp)
-}
-
-// requireNothingLeft: no live process names tmp (private servers name their
-// data directories, instances their binaries under t.TempDir()), and tmp
-// is empty.
-func requireNothingLeft(t *testing.T, tmp string) {
-	t.Helper()
-	require.Eventually(t, func() bool { return len(processesMentioning(tmp)) == 0 }, 15*time.Second, 100*time.Millisecond,
-		"processes left behind: %v", processesMentioning(tmp))
-	entries, err := os.ReadDir(tmp)
-	require.NoError(t, err)
-	var left []string
-	for _, e := range entries {
-		left = append(left, e.Name())
-	}
-	require.Empty(t, left, "left in the test binary's TMPDIR")
-}
-
-func processesMentioning(dir string) []string {
-	var found []string
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		if line := strings.ReplaceAll(string(b), "\x00", " "); strings.Contains(line, dir) {
-			found = append(found, line)
-		}
-	}
-	return found
+	localtest.RequireNothingLeft(t, tmp, "")
 }

@@ -2,12 +2,10 @@ package supervisor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -92,41 +90,13 @@ const deadline = 30 * time.Second
 
 func testCtx(t *testing.T) context.Context { return localtest.ContextWithin(t, deadline) }
 
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	end := time.Now().Add(deadline)
-	for !cond() {
-		if time.Now().After(end) {
-			t.Fatalf("timed out after %s waiting for %s", deadline, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-func logText(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return ""
-	}
-	require.NoError(t, err)
-	return string(b)
-}
-
-// waitLog waits until the log at path contains s.
-func waitLog(t *testing.T, path, s string) {
-	t.Helper()
-	eventually(t, fmt.Sprintf("%q in %s", s, path), func() bool { return strings.Contains(logText(t, path), s) })
-}
-
 // startReady starts slot and waits until the fake has installed its signal
 // handling.
 func startReady(t *testing.T, s *Supervisor, slot string, env map[string]string) *Proc {
 	t.Helper()
 	p, err := s.Start(testCtx(t), slot, env)
 	require.NoError(t, err)
-	waitLog(t, p.LogPath, fmt.Sprintf("fake %s ready pid %d", p.ID, p.PID))
+	localtest.WaitLog(t, p.LogPath, fmt.Sprintf("fake %s ready pid %d", p.ID, p.PID))
 	return p
 }
 

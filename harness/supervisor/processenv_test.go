@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
 
@@ -36,12 +37,12 @@ func TestSetProcessEnvReachesOneSlot(t *testing.T) {
 	s.SetProcessEnv("d2", []string{"FAKETIME=-10s", "LD_PRELOAD=/lib/faketime.so"})
 	_, err = s.Start(ctx, "d2", nil)
 	require.NoError(t, err)
-	waitLog(t, filepath.Join(logDir, "d1.log"), "id=d1 ft= lp=/own.so")
-	waitLog(t, filepath.Join(logDir, "d2.log"), "id=d2 ft=-10s lp=/lib/faketime.so:/own.so")
+	localtest.WaitLog(t, filepath.Join(logDir, "d1.log"), "id=d1 ft= lp=/own.so")
+	localtest.WaitLog(t, filepath.Join(logDir, "d2.log"), "id=d2 ft=-10s lp=/lib/faketime.so:/own.so")
 
 	require.NoError(t, s.Kill("d2"))
 	s.SetProcessEnv("d2", nil)
 	_, err = s.Start(ctx, "d2", nil)
 	require.NoError(t, err)
-	waitLog(t, filepath.Join(logDir, "d2r1.log"), "id=d2r1 ft= lp=/own.so")
+	localtest.WaitLog(t, filepath.Join(logDir, "d2r1.log"), "id=d2r1 ft= lp=/own.so")
 }

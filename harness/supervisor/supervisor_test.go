@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/contract"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 )
 
 func TestLifecycleKillPauseTermClose(t *testing.T) {
@@ -46,16 +47,16 @@ func TestLifecycleKillPauseTermClose(t *testing.T) {
 	state, _ = procState(d2.PID)
 	require.NotEqual(t, byte('T'), state)
 	require.ErrorContains(t, s.Resume("d2"), "not paused")
-	ticks := strings.Count(logText(t, d2.LogPath), "tick ")
-	eventually(t, "d2 ticking after resume", func() bool {
-		return strings.Count(logText(t, d2.LogPath), "tick ") > ticks+1
+	ticks := strings.Count(localtest.LogText(t, d2.LogPath), "tick ")
+	localtest.EventuallyWithin(t, deadline, "d2 ticking after resume", func() bool {
+		return strings.Count(localtest.LogText(t, d2.LogPath), "tick ") > ticks+1
 	})
 
 	// SIGTERM d2: graceful, exit 0.
 	code, err := s.Term("d2", deadline)
 	require.NoError(t, err)
 	require.Equal(t, 0, code)
-	require.Contains(t, logText(t, d2.LogPath), "terminating")
+	require.Contains(t, localtest.LogText(t, d2.LogPath), "terminating")
 	e, _ = d2.Exit()
 	require.Equal(t, CauseTerm, e.Cause)
 	require.Equal(t, "", e.Signal)
@@ -69,7 +70,7 @@ func TestLifecycleKillPauseTermClose(t *testing.T) {
 	for _, pid := range []int{d1.PID, d2.PID, d3.PID} {
 		require.True(t, gone(pid), "pid %d still runs after Close", pid)
 	}
-	eventually(t, "child gone", func() bool { return gone(child) })
+	localtest.EventuallyWithin(t, deadline, "child gone", func() bool { return gone(child) })
 	e, _ = d3.Exit()
 	require.Equal(t, CauseClose, e.Cause)
 
@@ -84,7 +85,7 @@ func TestLifecycleKillPauseTermClose(t *testing.T) {
 	require.Len(t, s.Exits(), 3)
 
 	for _, id := range []string{"d1", "d2", "d3"} {
-		require.Contains(t, logText(t, filepath.Join(logDir, id+".log")), "fake "+id+" ready")
+		require.Contains(t, localtest.LogText(t, filepath.Join(logDir, id+".log")), "fake "+id+" ready")
 	}
 	_, err = s.Start(testCtx(t), "d4", nil)
 	require.ErrorIs(t, err, ErrClosed)
@@ -94,9 +95,9 @@ func TestLifecycleKillPauseTermClose(t *testing.T) {
 
 func childPID(t *testing.T, logPath string) int {
 	t.Helper()
-	waitLog(t, logPath, "child pid ")
+	localtest.WaitLog(t, logPath, "child pid ")
 	var pid int
-	for _, line := range strings.Split(logText(t, logPath), "\n") {
+	for _, line := range strings.Split(localtest.LogText(t, logPath), "\n") {
 		if rest, ok := strings.CutPrefix(line, "child pid "); ok {
 			_, err := fmt.Sscan(rest, &pid)
 			require.NoError(t, err)
@@ -146,7 +147,7 @@ func TestRestartGivesNewInstanceID(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "d1r1", second.ID)
 	require.NotEqual(t, first.PID, second.PID)
-	waitLog(t, second.LogPath, "fake d1r1 ready")
+	localtest.WaitLog(t, second.LogPath, "fake d1r1 ready")
 	require.Equal(t, filepath.Join(logDir, "d1r1.log"), second.LogPath)
 	e, _ := first.Exit()
 	require.Equal(t, CauseKill, e.Cause)
@@ -159,7 +160,7 @@ func TestRestartGivesNewInstanceID(t *testing.T) {
 	third, err := s.Restart(testCtx(t), "d1")
 	require.NoError(t, err)
 	require.Equal(t, "d1r2", third.ID)
-	waitLog(t, third.LogPath, "fake d1r2 ready")
+	localtest.WaitLog(t, third.LogPath, "fake d1r2 ready")
 	require.Equal(t, []string{"start"}, actions(rec, "d1r2"))
 
 	// A slot named like a restart id never reuses an id.
@@ -197,7 +198,7 @@ func TestCrashPointDetected(t *testing.T) {
 	require.Equal(t, []string{"start", "crashpoint", "exit"}, actions(rec, "d1"))
 	require.Equal(t, string(contract.AfterEnqueue), processEvent(t, rec, "d1", "crashpoint").Detail)
 	require.Equal(t, "signal killed after crash point after-enqueue", processEvent(t, rec, "d1", "exit").Detail)
-	require.Contains(t, logText(t, p.LogPath), "failpoint after-enqueue: crash")
+	require.Contains(t, localtest.LogText(t, p.LogPath), "failpoint after-enqueue: crash")
 	require.Contains(t, ev.Exit.String(), "crash point after-enqueue")
 }
 
@@ -250,13 +251,13 @@ func TestClosePausedLeavesNothing(t *testing.T) {
 	p := startReady(t, s, "d1", map[string]string{"FAKE_CHILD": "1"})
 	child := childPID(t, p.LogPath)
 	require.NoError(t, s.Pause("d1"))
-	eventually(t, "child stopped with its group", func() bool {
+	localtest.EventuallyWithin(t, deadline, "child stopped with its group", func() bool {
 		state, _ := procState(child)
 		return state == 'T'
 	})
 	require.NoError(t, s.Close())
 	require.True(t, gone(p.PID))
-	eventually(t, "stopped child gone", func() bool { return gone(child) })
+	localtest.EventuallyWithin(t, deadline, "stopped child gone", func() bool { return gone(child) })
 	require.Equal(t, []string{"start", "stop", "kill", "exit"}, actions(rec, "d1"))
 }
 

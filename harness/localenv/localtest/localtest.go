@@ -28,6 +28,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -215,13 +216,45 @@ func RedisClient(t testing.TB) (*localenv.Redis, *redis.Client) {
 // naming what it waited for after 30 s (generous for a loaded machine).
 func Eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	EventuallyWithin(t, 30*time.Second, what, cond)
+}
+
+// EventuallyWithin is Eventually with patience d.
+func EventuallyWithin(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			t.Fatalf("timed out after %s waiting for %s", d, what)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// LogText is the text of an instance's log at path, "" while the
+// supervisor has not created it yet.
+func LogText(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return ""
+	}
+	if err != nil {
+		t.Fatalf("read log: %v", err)
+	}
+	return string(b)
+}
+
+// WaitLog waits up to a minute until the log at path contains s, and
+// returns the log's text.
+func WaitLog(t testing.TB, path, s string) string {
+	t.Helper()
+	var text string
+	EventuallyWithin(t, time.Minute, fmt.Sprintf("%q in %s", s, path), func() bool {
+		text = LogText(t, path)
+		return strings.Contains(text, s)
+	})
+	return text
 }
 
 // Context is a context for one test's server calls: two minutes at most,

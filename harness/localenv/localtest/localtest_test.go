@@ -3,6 +3,10 @@ package localtest
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -78,4 +82,39 @@ func TestRedisIsPrivatePerTest(t *testing.T) {
 		require.NotEqual(t, first, r.Port())
 	})
 	_ = context.Background()
+}
+
+// The leftover check sees a process that names the directory and a file
+// left in it, and passes once both are gone.
+func TestRequireNothingLeftSeesProcessesAndFiles(t *testing.T) {
+	tmp := t.TempDir()
+	cmd := exec.Command("sh", "-c", "sleep 30; :", tmp) // $0 names tmp; the ": " keeps sh from exec-ing sleep
+	require.NoError(t, cmd.Start())
+	require.Len(t, ProcessesMentioning(tmp), 1)
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	require.Empty(t, ProcessesMentioning(tmp))
+
+	require.NoError(t, os.WriteFile(filepath.Join(tmp, "outboxchaos-x"), nil, 0o600))
+	fake := &recordingTB{TB: t}
+	func() {
+		defer func() { require.Equal(t, errFatal, recover()) }()
+		RequireNothingLeft(fake, tmp, "outboxchaos-")
+	}()
+	require.Contains(t, fake.fatal, "outboxchaos-x")
+	RequireNothingLeft(t, tmp, "other-")
+}
+
+var errFatal = fmt.Errorf("Fatalf called")
+
+// recordingTB keeps a Fatalf's message and stops the checker with a panic
+// the test recovers, instead of failing the test.
+type recordingTB struct {
+	testing.TB
+	fatal string
+}
+
+func (r *recordingTB) Fatalf(format string, args ...any) {
+	r.fatal = fmt.Sprintf(format, args...)
+	panic(errFatal)
 }
