@@ -19,7 +19,6 @@ import (
 // only waits) comes out unknown, because its landing requirement failed,
 // although every invariant holds.
 func TestQueueErrorLandsAndADisabledFaultMakesTheRunUnknown(t *testing.T) {
-	t.Parallel()
 	e := endToEnd(t)
 	s := catalogScenario(t, "queue-error")
 	s.Events = 250

@@ -31,7 +31,6 @@ var alsoFails = map[string][]string{"no-lease-recovery": {"I2"}}
 // reference and the bug-free base pass the same scenarios
 // (TestReferenceAndBasePassTheMutantScenarios), so each failure is the bug's.
 func TestMutantsAreCaughtByTheirInvariant(t *testing.T) {
-	t.Parallel()
 	e := endToEnd(t)
 	work := filepath.Join(t.TempDir(), "work")
 	for _, m := range mutants.Catalog() {
@@ -56,7 +55,6 @@ func TestMutantsAreCaughtByTheirInvariant(t *testing.T) {
 }
 
 func TestReferenceAndBasePassTheMutantScenarios(t *testing.T) {
-	t.Parallel()
 	e := endToEnd(t)
 	work := filepath.Join(t.TempDir(), "work")
 	base, err := mutants.BaseAdapter()
@@ -175,7 +173,6 @@ var blackBoxScenarios = map[string]string{
 // fault did not land where it matters. Thirteen runs in sequence, about
 // three to four minutes on two cores.
 func TestBlackBoxMutantsNeverPass(t *testing.T) {
-	t.Parallel()
 	e := endToEnd(t)
 	work := filepath.Join(t.TempDir(), "work")
 	for _, m := range mutants.Catalog() {
@@ -209,7 +206,6 @@ func TestBlackBoxMutantsNeverPass(t *testing.T) {
 // the add, a COMMIT held past the lease) and landing requirements are the
 // black box's own; so a black-box mutant's failure there is its bug's.
 func TestBlackBoxControlsPassZombie(t *testing.T) {
-	t.Parallel()
 	e := endToEnd(t)
 	work := filepath.Join(t.TempDir(), "work")
 	base, err := mutants.BaseAdapter()

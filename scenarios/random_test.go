@@ -153,7 +153,6 @@ func TestRandomCatalogEntryDescribesItself(t *testing.T) {
 // from the seed, the run folder names that schedule, and the same seed
 // draws the same schedule again.
 func TestRandomScenarioReplaysBySeedAndRecordsItsSchedule(t *testing.T) {
-	t.Parallel()
 	e := endToEnd(t)
 	var drawn []string
 	for i := 0; i < 2; i++ {

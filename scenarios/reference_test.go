@@ -17,11 +17,9 @@ import (
 	"github.com/outboxchaos/outboxchaos/scenarios"
 )
 
+// openLocal starts private servers for one test; they go at cleanup.
 // endToEnd skips t under -short, else opens the private local environment
-// for its runs. Every end-to-end test has servers of its own, so they run in
-// parallel (t.Parallel: two at once, as their runs mostly wait on leases and
-// drains); the property tests do not, since rapid's settings are
-// process-wide flags each of them sets.
+// for its runs.
 func endToEnd(t *testing.T) env.Env {
 	t.Helper()
 	if testing.Short() {
@@ -38,7 +36,6 @@ func catalogScenario(t *testing.T, name string) runner.Scenario {
 	return s
 }
 
-// openLocal starts private servers for one test; they go at cleanup.
 func openLocal(t *testing.T) env.Env {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -96,7 +93,6 @@ func referencePasses(t *testing.T, e env.Env, name string) runner.Outcome {
 // The bar for the harness: the baseline and the seed's crash-window
 // test pass against the reference through the whole runner.
 func TestReferencePassesBaselineAndCrashWindow(t *testing.T) {
-	t.Parallel()
 	e := endToEnd(t)
 	for _, name := range []string{"baseline", "crash-window"} {
 		t.Run(name, func(t *testing.T) {
@@ -111,7 +107,6 @@ func TestReferencePassesBaselineAndCrashWindow(t *testing.T) {
 // dispatchers that do spend them) and mysql-outage end with every valid
 // event published, each job created once, and "valid events failed: 0".
 func TestReferencePublishesEveryValidEventThroughOutages(t *testing.T) {
-	t.Parallel()
 	e := endToEnd(t)
 	for _, name := range []string{"redis-outage", "mysql-outage"} {
 		t.Run(name, func(t *testing.T) {

@@ -27,7 +27,6 @@ import (
 // mariadbd, the second with d1 paused across it, and every valid event is
 // still published, each job created once. About 20 s each.
 func TestReferenceAndBaseRideOutAMySQLRestart(t *testing.T) {
-	t.Parallel()
 	e := endToEnd(t)
 	base, err := mutants.BaseAdapter()
 	require.NoError(t, err)

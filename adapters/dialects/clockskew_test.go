@@ -33,7 +33,6 @@ func requireNodeSkew(t *testing.T) {
 // Date.now()) is caught by I5, the skew having reached only d2 through
 // LD_PRELOAD and FAKETIME.
 func TestNodeClockSkewThroughFaketime(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("two end-to-end runs: not in -short")
 	}

@@ -250,7 +250,6 @@ func requireOneLineErrors(t *testing.T, bin, d string, good []string, bad map[st
 // black box and requires every invariant to hold: pass, or not exercised
 // when the run gave it nothing to check.
 func TestDialectsKeepTheContract(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs 15 scenarios (about 4.5 minutes): not in -short")
 	}
@@ -278,7 +277,6 @@ func TestDialectsKeepTheContract(t *testing.T) {
 // exposes it did not land (its landing list says which); the run never
 // passes.
 func TestPlantedBugsAreCaught(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs 16 scenarios (about 4.5 minutes): not in -short")
 	}
@@ -318,8 +316,7 @@ func TestPlantedBugsAreCaught(t *testing.T) {
 	}
 }
 
-// openEnv opens one private local environment shared by a test's runs
-// (one at a time); tests with environments of their own run in parallel.
+// openEnv opens one private local environment shared by a test's runs.
 func openEnv(t *testing.T) env.Env {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -14,7 +14,6 @@ import (
 // the database, its claims are counted (the fault landed), and the
 // dispatcher, whose leases are NOW(6) + lease, keeps every invariant.
 func TestNodeDispatcherClockSkew(t *testing.T) {
-	t.Parallel()
 	requireNode(t)
 	if _, err := clockskew.Libfaketime(); err != nil {
 		t.Skipf("%v: the clock-skew run of the Node.js example needs it", err)
@@ -31,7 +30,6 @@ func TestNodeDispatcherClockSkew(t *testing.T) {
 // its manifest's go build step with the time.Now overlay (clock:
 // go-overlay, GOFLAGS).
 func TestRoomDispatcherClockSkew(t *testing.T) {
-	t.Parallel()
 	o := runScenario(t, load(t, roomManifest), "clock-skew", 400)
 	got, why := verdicts(o)
 	require.Equal(t, allPass(), held(got), why)

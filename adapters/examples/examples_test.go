@@ -178,7 +178,6 @@ func allPass() map[string]check.Verdict {
 }
 
 func TestReferenceManifestBaseline(t *testing.T) {
-	t.Parallel()
 	o := runScenario(t, load(t, referenceManifest), "baseline", 300)
 	got, why := verdicts(o)
 	require.Equal(t, allPass(), held(got), why)
@@ -210,7 +209,6 @@ func outageOneByOne(t *testing.T, a supervisor.Adapter) runner.Outcome {
 // is the verdict, by design; everything else holds. I2 is waived by the
 // scenario (events failing at max attempts during the outage are expected).
 func TestRoomDispatcherFixedIntervalBreaksBackoff(t *testing.T) {
-	t.Parallel()
 	o := outageOneByOne(t, load(t, roomManifest))
 	got, why := verdicts(o)
 	want := allPass()
@@ -234,7 +232,6 @@ func TestRoomDispatcherFixedIntervalBreaksBackoff(t *testing.T) {
 // TestNodeDispatcherBackoffGrows is the same run for the Node.js example,
 // whose backoff doubles: I6 holds.
 func TestNodeDispatcherBackoffGrows(t *testing.T) {
-	t.Parallel()
 	requireNode(t)
 	o := outageOneByOne(t, load(t, nodeManifest))
 	got, why := verdicts(o)
@@ -273,7 +270,6 @@ func (w testWriter) Write(p []byte) (int, error) {
 // landed on a quiet machine and 4 of 8 once under a load average of 12,
 // so the run here is 1,200 events (12 s).
 func TestNodeDispatcherCrashWindow(t *testing.T) {
-	t.Parallel()
 	requireNode(t)
 	o := runScenario(t, load(t, nodeManifest), "crash-window", 1200)
 	for _, l := range o.Landing {
