@@ -17,7 +17,6 @@ import (
 	"github.com/outboxchaos/outboxchaos/scenarios"
 )
 
-// openLocal starts private servers for one test; they go at cleanup.
 // endToEnd skips t under -short, else opens the private local environment
 // for its runs.
 func endToEnd(t *testing.T) env.Env {
@@ -36,6 +35,7 @@ func catalogScenario(t *testing.T, name string) runner.Scenario {
 	return s
 }
 
+// openLocal starts private servers for one test; they go at cleanup.
 func openLocal(t *testing.T) env.Env {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
