@@ -15,6 +15,11 @@
 // third-party goroutines that outlive every Close are ignored, each listed in
 // LeakIgnores with the reason.
 //
+// The tests that run dispatchers and the harness in child processes share
+// their checks here too: WaitLog and LogText read an instance's log, and
+// RequireNothingLeft proves that no process and no temporary directory
+// outlived a run.
+//
 // Without Main the shared server still works; it is killed by the kernel
 // when the test binary exits (parent-death signal) and its temporary
 // directory is removed by the next run's stale-directory sweep, but Main is
