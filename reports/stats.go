@@ -2,6 +2,7 @@ package reports
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -168,26 +169,28 @@ func jobsCreated(run history.Run) int {
 	return n
 }
 
-// instances returns every dispatcher instance id the run saw, in order.
+// instances returns every dispatcher instance id the run saw, sorted: those
+// the supervisor started, or, for a run without process events, those that
+// locked outbox rows.
 func instances(run history.Run) []string {
-	seen := make(map[string]bool)
-	var out []string
-	add := func(id string) {
-		if id != "" && !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
+	var ids []string
 	for _, p := range run.Processes {
-		add(p.Instance)
+		ids = append(ids, p.Instance)
 	}
-	if len(out) == 0 {
+	if len(ids) == 0 {
 		for _, t := range run.Transitions {
-			add(t.LockedBy)
+			ids = append(ids, t.LockedBy)
 		}
 	}
-	sort.Strings(out)
-	return out
+	return distinctSorted(ids)
+}
+
+// distinctSorted returns the non-empty strings of vals, each once, sorted,
+// leaving out those in skip.
+func distinctSorted(vals []string, skip ...string) []string {
+	out := slices.DeleteFunc(slices.Clone(vals), func(v string) bool { return v == "" || slices.Contains(skip, v) })
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // runSpan is the run's time range: the meta's start and end, or the range of

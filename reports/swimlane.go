@@ -100,26 +100,13 @@ func activeRange(items, leases []item) (first, last time.Time) {
 	return first, last
 }
 
-// laneInstances: the instances the items name, then those the violation
-// names.
+// laneInstances: the instances the items and the violation name, sorted.
 func (l *lookup) laneInstances(items []item, named []string) []string {
-	seen := map[string]bool{laneWorkload: true, laneRows: true, laneRedis: true, laneConsumer: true}
-	var out []string
-	add := func(s string) {
-		if s != "" && !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
+	var names []string
 	for _, it := range items {
-		add(it.lane)
-		add(it.from)
+		names = append(names, it.lane, it.from)
 	}
-	for _, s := range named {
-		add(s)
-	}
-	sort.Strings(out)
-	return out
+	return distinctSorted(append(names, named...), laneWorkload, laneRows, laneRedis, laneConsumer)
 }
 
 // processItems: the instances' signals and exits near the event.
