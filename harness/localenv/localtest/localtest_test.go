@@ -3,6 +3,7 @@ package localtest
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -88,7 +89,8 @@ func TestRedisIsPrivatePerTest(t *testing.T) {
 // left in it, and passes once both are gone.
 func TestRequireNothingLeftSeesProcessesAndFiles(t *testing.T) {
 	tmp := t.TempDir()
-	cmd := exec.Command("sh", "-c", "sleep 30; :", tmp) // $0 names tmp; the ": " keeps sh from exec-ing sleep
+	cmd := exec.Command("sleep", "30")
+	cmd.Args[0] = filepath.Join(tmp, "sleep") // its command line names tmp
 	require.NoError(t, cmd.Start())
 	require.Len(t, ProcessesMentioning(tmp), 1)
 	require.NoError(t, cmd.Process.Kill())
@@ -105,7 +107,7 @@ func TestRequireNothingLeftSeesProcessesAndFiles(t *testing.T) {
 	RequireNothingLeft(t, tmp, "other-")
 }
 
-var errFatal = fmt.Errorf("Fatalf called")
+var errFatal = errors.New("Fatalf called")
 
 // recordingTB keeps a Fatalf's message and stops the checker with a panic
 // the test recovers, instead of failing the test.
