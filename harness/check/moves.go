@@ -29,6 +29,17 @@ const (
 	moveDelete               // the row was deleted
 )
 
+var moveNames = [...]string{"other", "insert", "claim", "takeover", "extend", "failure", "release",
+	"recovery", "unclear", "seized", "finalize", "rewrite", "delete"}
+
+// String names the move as its constant does, for messages.
+func (m move) String() string {
+	if m < 0 || int(m) >= len(moveNames) {
+		return fmt.Sprintf("move(%d)", int(m))
+	}
+	return moveNames[m]
+}
+
 func isFinal(status string) bool {
 	return status == history.StatusPublished || status == history.StatusFailed
 }

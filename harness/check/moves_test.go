@@ -296,3 +296,17 @@ func TestAvailableAtInTheFuture(t *testing.T) {
 	r := CheckBackoff(build(20 * time.Millisecond))
 	require.Equal(t, Fail, r.Verdict, "20ms is proven short of half the 500ms backoff: %s", r.Reason)
 }
+
+// Every move has its own name, so a message says which kind it means.
+func TestMovesHaveNames(t *testing.T) {
+	seen := map[string]bool{}
+	for m := moveOther; m <= moveDelete; m++ {
+		name := m.String()
+		require.NotContains(t, name, "move(", "move %d has no name", int(m))
+		require.False(t, seen[name], "two moves are named %q", name)
+		seen[name] = true
+	}
+	require.Len(t, moveNames, int(moveDelete)+1, "moveNames lists a name no move has")
+	require.Equal(t, "recovery", moveRecovery.String())
+	require.Equal(t, "move(99)", move(99).String())
+}

@@ -89,10 +89,10 @@ func TestRecordedRuns(t *testing.T) {
 			for _, r := range results {
 				checkResultShape(t, r)
 			}
-			require.Equal(t, c.verdicts, letters(results), "%s\nverdicts I1..I9; results: %s", c.about, describe(results))
+			require.Equal(t, c.verdicts, letters(results), "%s\nverdicts I1..I9 (and I10 when declared); results: %s", c.about, describe(results))
 			counts := moveCounts(run)
 			for _, m := range c.shows {
-				require.Positive(t, counts[m], "%s: no transition read as move %d; moves read: %v", c.about, m, counts)
+				require.Positive(t, counts[m], "%s: no transition read as a %s; moves read: %v", c.about, m, counts)
 			}
 		})
 	}
