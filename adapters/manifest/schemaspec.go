@@ -208,6 +208,9 @@ func sectionNames(v reflect.Value) map[string]string {
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		key, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if key == "-" || t.Field(i).Type.Kind() != reflect.String {
+			continue // not a column name (the id type, the constants)
+		}
 		out[key] = strings.TrimSpace(v.Field(i).String())
 	}
 	return out

@@ -160,7 +160,7 @@ func describe(results []Result) string {
 }
 
 func TestDuplicateStepsTellTheStory(t *testing.T) {
-	r := CheckDuplicates(loadStored(t, "bad-i1-dedupe-horizon"))
+	r := Check(I1, loadStored(t, "bad-i1-dedupe-horizon"))
 	require.Equal(t, Fail, r.Verdict)
 	v := r.Violations[0]
 	require.Equal(t, "j-1", v.JobID)
@@ -172,13 +172,13 @@ func TestDuplicateStepsTellTheStory(t *testing.T) {
 }
 
 func TestDedupedReaddIsNotADuplicate(t *testing.T) {
-	r := CheckDuplicates(loadStored(t, "good-chaos"))
+	r := Check(I1, loadStored(t, "good-chaos"))
 	require.Equal(t, Pass, r.Verdict, r.Reason)
 	b := newBuilder("crash-window")
 	crashAndReadd(b, false)
 	run := b.finish(2600, 12000, true)
-	require.Equal(t, Pass, CheckDuplicates(run).Verdict)
-	require.Equal(t, Pass, CheckUntouched(run).Verdict)
+	require.Equal(t, Pass, Check(I1, run).Verdict)
+	require.Equal(t, Pass, Check(I9, run).Verdict)
 }
 
 func TestTakenTwiceIsADuplicate(t *testing.T) {
@@ -188,19 +188,19 @@ func TestTakenTwiceIsADuplicate(t *testing.T) {
 		history.Take{Queue: "ai-default", JobID: "j-1", DataJobID: "j-1", Worker: "w1", At: ms(300)},
 		history.Take{Queue: "ai-default", JobID: "j-1", DataJobID: "j-1", Worker: "w2", At: ms(310)})
 	run := b.finish(400, 12000, true)
-	r := CheckDuplicates(run)
+	r := Check(I1, run)
 	require.Equal(t, Fail, r.Verdict)
 	require.Contains(t, r.Violations[0].Summary, "Job j-1 was taken by consumers 2 times: by w1")
 
 	// The same two takes around a Redis restart are a redelivery.
 	run.Faults = append(run.Faults, history.Fault{ID: 1, Kind: "restart", Target: "redis", Start: ms(305), End: ms(306)})
-	require.Equal(t, Pass, CheckDuplicates(run).Verdict)
+	require.Equal(t, Pass, Check(I1, run).Verdict)
 }
 
 func TestAlreadyQueuedAddIsADuplicate(t *testing.T) {
 	b := newBuilder("baseline").start(0, "d1")
 	b.produce(1, "j-1", history.KindAlreadyQueued, 50).claim(1, "d1", 100).add("ai-default", "j-1", "j-1", 150).publish(1, 200)
-	r := CheckDuplicates(b.finish(300, 12000, true))
+	r := Check(I1, b.finish(300, 12000, true))
 	require.Equal(t, Fail, r.Verdict)
 	require.Contains(t, r.Violations[0].Summary, "Job j-1 was already queued before event 1 was dispatched, yet BullMQ created it again: by d1")
 }
@@ -209,7 +209,7 @@ func TestListedTwiceIsADuplicate(t *testing.T) {
 	b := newBuilder("baseline").start(0, "d1")
 	b.produce(1, "j-1", history.KindValid, 50).claim(1, "d1", 100).add("ai-default", "j-1", "j-1", 150).publish(1, 200)
 	b.queue("ai-default").lists["wait"] = []string{"j-1", "j-1"}
-	r := CheckDuplicates(b.finish(300, 12000, true))
+	r := Check(I1, b.finish(300, 12000, true))
 	require.Equal(t, Fail, r.Verdict)
 	require.Contains(t, r.Violations[0].Summary, "Job j-1 appears 2 times in queue ai-default at the end (in wait, wait).")
 }
@@ -218,25 +218,25 @@ func TestUnmatchedCreationIsUnknown(t *testing.T) {
 	b := newBuilder("baseline").start(0, "d1")
 	b.produce(1, "j-1", history.KindValid, 50).claim(1, "d1", 100).add("ai-default", "j-1", "j-1", 150).publish(1, 200)
 	b.run.Stream = append(b.run.Stream, history.StreamEntry{Queue: "ai-default", ID: "1-0", At: ms(220), Event: "added", JobID: "77"})
-	r := CheckDuplicates(b.finish(300, 12000, true))
+	r := Check(I1, b.finish(300, 12000, true))
 	require.Equal(t, Unknown, r.Verdict)
 	require.Contains(t, r.Reason, "could not be matched to an ai_jobs row")
 }
 
 func TestGapsMakeUnknown(t *testing.T) {
-	r := CheckDuplicates(loadStored(t, "unknown-i1-gaps"))
+	r := Check(I1, loadStored(t, "unknown-i1-gaps"))
 	require.Equal(t, Unknown, r.Verdict)
 	require.Contains(t, r.Reason, "both had gaps")
 
-	r = CheckPublished(loadStored(t, "unknown-i2-not-quiesced"))
+	r = Check(I2, loadStored(t, "unknown-i2-not-quiesced"))
 	require.Equal(t, Unknown, r.Verdict)
 	require.Contains(t, r.Reason, "run did not quiesce")
 
 	// A triggers gap makes the transition checkers unknown, not pass.
 	run := loadStored(t, "good-chaos")
 	run.Gaps = append(run.Gaps, history.Gap{Source: "triggers", At: ms(500), Detail: "history table rotated"})
-	for _, c := range []func(history.Run) Result{CheckPoison, CheckExclusive, CheckBackoff, CheckAttempts, CheckLeaseRecovery} {
-		require.Equal(t, Unknown, c(run).Verdict)
+	for _, c := range []ID{I4, I5, I6, I7, I8} {
+		require.Equal(t, Unknown, Check(c, run).Verdict)
 	}
 }
 
@@ -244,10 +244,10 @@ func TestStuckProcessingFailsEvenOnAShortDrain(t *testing.T) {
 	b := newBuilder("lease-expiry").start(0, "d1", "d2")
 	b.produce(1, "j-1", history.KindValid, 50).claim(1, "d1", 100).proc("d1", "kill", 200)
 	run := b.finish(300, 4000, false) // lease ran out at 2.1s, recovery due by 3.15s
-	r := CheckPublished(run)
+	r := Check(I2, run)
 	require.Equal(t, Fail, r.Verdict, r.Reason)
 	require.Contains(t, r.Violations[0].Summary, "Event 1 (job j-1) was still held by d1 at the end")
-	r = CheckLeaseRecovery(run)
+	r = Check(I8, run)
 	require.Equal(t, Fail, r.Verdict, r.Reason)
 	require.Contains(t, r.Violations[0].Summary, "was never taken over")
 }
@@ -256,7 +256,7 @@ func TestLiveOwnerFinishingLateIsNotARecoveryFailure(t *testing.T) {
 	b := newBuilder("redis-latency").start(0, "d1")
 	b.produce(1, "j-1", history.KindValid, 50).claim(1, "d1", 100)
 	b.add("ai-default", "j-1", "j-1", 3900).publish(1, 4000)
-	r := CheckLeaseRecovery(b.finish(4100, 15000, true))
+	r := Check(I8, b.finish(4100, 15000, true))
 	require.Equal(t, NotExercised, r.Verdict, "a live owner's claim is not a dead owner's: %s", r.Reason)
 	require.Equal(t, "no dead owner's claim expired", r.Reason)
 }
@@ -264,28 +264,28 @@ func TestLiveOwnerFinishingLateIsNotARecoveryFailure(t *testing.T) {
 func TestMySQLOutageExemptsRecovery(t *testing.T) {
 	run := loadStored(t, "bad-i8-slow-recovery")
 	run.Faults = append(run.Faults, history.Fault{ID: 9, Kind: "down", Target: "mysql", Start: ms(1500), End: ms(5500)})
-	require.Equal(t, Pass, CheckLeaseRecovery(run).Verdict)
+	require.Equal(t, Pass, Check(I8, run).Verdict)
 	// A fault on the dead owner's own link does not excuse the others.
 	run.Faults[len(run.Faults)-1].Target = "mysql/d1"
-	require.Equal(t, Fail, CheckLeaseRecovery(run).Verdict)
+	require.Equal(t, Fail, Check(I8, run).Verdict)
 }
 
 func TestPoisonLeftPending(t *testing.T) {
 	b := newBuilder("poison").start(0, "d1")
 	b.produce(1, "j-1", history.KindIllegalJobID, 50)
 	long := b.finish(100, 12000, true)
-	r := CheckPoison(long)
+	r := Check(I4, long)
 	require.Equal(t, Fail, r.Verdict)
 	require.Contains(t, r.Violations[0].Summary, "Poison event 1 (illegal-job-id) was still pending at the end instead of failed: contract section 2 step 2")
 	short := long
 	short.Meta.Ended = ms(1000)
-	require.Equal(t, Unknown, CheckPoison(short).Verdict)
+	require.Equal(t, Unknown, Check(I4, short).Verdict)
 }
 
 func TestPoisonGotAJob(t *testing.T) {
 	b := newBuilder("poison").start(0, "d1")
 	b.produce(1, "j:1", history.KindIllegalJobID, 50).claim(1, "d1", 100).add("ai-default", "j:1", "j:1", 150).failPermanent(1, 200, "late check")
-	r := CheckPoison(b.finish(300, 12000, true))
+	r := Check(I4, b.finish(300, 12000, true))
 	require.Equal(t, Fail, r.Verdict)
 	require.Contains(t, r.Violations[0].Summary, "BullMQ job j:1 was created for poison event 1 (illegal-job-id) by d1")
 }
@@ -293,17 +293,17 @@ func TestPoisonGotAJob(t *testing.T) {
 func TestBackoffSkippedWithoutTuning(t *testing.T) {
 	run := loadStored(t, "bad-i6-no-backoff")
 	run.Meta.Tuning.BackoffBase = 0
-	r := CheckBackoff(run)
+	r := Check(I6, run)
 	require.Equal(t, NotExercised, r.Verdict)
 	require.Contains(t, r.Reason, "does not honour max attempts and backoff base")
 	run.Meta.Tuning.MaxAttempts = 0
-	r = CheckAttempts(run)
+	r = Check(I7, run)
 	require.Equal(t, NotExercised, r.Verdict)
 	require.Contains(t, r.Reason, "does not honour max attempts")
 }
 
 func TestNoBackoffFindsBothBreaches(t *testing.T) {
-	r := CheckBackoff(loadStored(t, "bad-i6-no-backoff"))
+	r := Check(I6, loadStored(t, "bad-i6-no-backoff"))
 	require.Equal(t, Fail, r.Verdict)
 	require.Len(t, r.Violations, 2)
 	require.Contains(t, r.Violations[1].Summary, "Event 2 was claimed by d1 at 10:00:00.300, 400ms before its backoff ended")
@@ -312,7 +312,7 @@ func TestNoBackoffFindsBothBreaches(t *testing.T) {
 func TestBackoffAboveTheMaximum(t *testing.T) {
 	b := newBuilder("redis-outage").start(0, "d1")
 	b.produce(1, "j-1", history.KindValid, 50).claim(1, "d1", 100).failTransient(1, 200, errRedis, 9*time.Second)
-	r := CheckBackoff(b.finish(300, 20000, true))
+	r := Check(I6, b.finish(300, 20000, true))
 	require.Equal(t, Fail, r.Verdict)
 	require.Contains(t, r.Violations[0].Summary, "more than the backoff maximum of 4s")
 }
@@ -322,9 +322,9 @@ func TestMySQLLatencyWidensBackoffSlack(t *testing.T) {
 	b.produce(1, "j-1", history.KindValid, 50).fault("blackhole", "redis", 90, 190)
 	b.claim(1, "d1", 100).failTransient(1, 200, errRedis, 10*time.Millisecond)
 	run := b.finish(300, 20000, true)
-	require.Equal(t, Fail, CheckBackoff(run).Verdict)
+	require.Equal(t, Fail, Check(I6, run).Verdict)
 	run.Faults = append(run.Faults, history.Fault{ID: 2, Kind: "latency", Target: "mysql", Params: map[string]string{"latency": "200ms", "jitter": "50"}, Start: ms(0), End: ms(1000)})
-	require.Equal(t, Pass, CheckBackoff(run).Verdict)
+	require.Equal(t, Pass, Check(I6, run).Verdict)
 }
 
 func TestExpectedBackoff(t *testing.T) {
@@ -365,7 +365,7 @@ func TestViolationsAreBounded(t *testing.T) {
 	for i := int64(1); i <= 60; i++ {
 		b.produce(i, "j-"+itoa(i), history.KindValid, 50)
 	}
-	r := CheckPublished(b.finish(100, 12000, true))
+	r := Check(I2, b.finish(100, 12000, true))
 	require.Equal(t, Fail, r.Verdict)
 	require.Len(t, r.Violations, MaxViolations)
 	require.Contains(t, r.Reason, "60 valid events not published; the first 50 are shown")
@@ -378,7 +378,7 @@ func TestViolationsAreBounded(t *testing.T) {
 		b.claim(1, "d1", at).failTransient(1, at+10, errRedis, 4*time.Second)
 		at += 4100
 	}
-	r = CheckAttempts(b.finish(at, at+10000, true))
+	r = Check(I7, b.finish(at, at+10000, true))
 	require.Equal(t, Fail, r.Verdict)
 	require.LessOrEqual(t, len(r.Violations[0].Steps), MaxSteps)
 }

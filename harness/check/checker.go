@@ -7,74 +7,49 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
-// The invariants' checks (doc comments on the index methods, judge*). Each
-// builds the run's index and a tally that counts its violations with the
-// nouns given here.
-var (
-	CheckDuplicates    = indexed("I1", "job created more than once", "jobs created more than once", (*index).judgeDuplicates)
-	CheckPublished     = indexed("I2", "valid event not published", "valid events not published", (*index).judgePublished)
-	CheckConsistent    = indexed("I3", "inconsistent event", "inconsistent events", (*index).judgeConsistent)
-	CheckPoison        = indexed("I4", "poison event not failed fast", "poison events not failed fast", (*index).judgePoison)
-	CheckExclusive     = indexed("I5", "breach of claim exclusivity", "breaches of claim exclusivity", (*index).judgeExclusive)
-	CheckBackoff       = indexed("I6", "backoff breach", "backoff breaches", (*index).judgeBackoff)
-	CheckAttempts      = indexed("I7", "event retried past or failed before the maximum attempts", "events retried past or failed before the maximum attempts", (*index).judgeAttempts)
-	CheckLeaseRecovery = indexed("I8", "dead owner's claim not recovered in time", "dead owners' claims not recovered in time", (*index).judgeLeaseRecovery)
-	CheckUntouched     = indexed("I9", "job hash overwritten", "job hashes overwritten", (*index).judgeUntouched)
-)
-
 // indexed makes an invariant's check from its judgement of the run's index.
-func indexed(id, one, many string, judge func(*index, *tally) Result) func(history.Run) Result {
-	return func(run history.Run) Result { return judge(newIndex(run), newTally(id, one, many)) }
+func indexed(inv invariant) func(history.Run) Result {
+	return func(run history.Run) Result { return inv.judge(newIndex(run), newTally(inv.id, inv.one, inv.many)) }
 }
 
-// Checker is one invariant: its id (I1..I9), its name, and its check.
+// Checker is one invariant: its id, its name, and its check.
 type Checker struct {
-	ID, Name string
-	Check    func(history.Run) Result
+	ID    ID
+	Name  string
+	Check func(history.Run) Result
 }
 
-// All returns every invariant's checker, I1..I9 in order.
-func All() []Checker {
-	return []Checker{
-		{ID: "I1", Name: nameOf("I1"), Check: CheckDuplicates},
-		{ID: "I2", Name: nameOf("I2"), Check: CheckPublished},
-		{ID: "I3", Name: nameOf("I3"), Check: CheckConsistent},
-		{ID: "I4", Name: nameOf("I4"), Check: CheckPoison},
-		{ID: "I5", Name: nameOf("I5"), Check: CheckExclusive},
-		{ID: "I6", Name: nameOf("I6"), Check: CheckBackoff},
-		{ID: "I7", Name: nameOf("I7"), Check: CheckAttempts},
-		{ID: "I8", Name: nameOf("I8"), Check: CheckLeaseRecovery},
-		{ID: "I9", Name: nameOf("I9"), Check: CheckUntouched},
-	}
-}
+// All returns every invariant's checker that every run judges, I1..I9 in
+// order.
+func All() []Checker { return checkers(false) }
 
 // Optional returns the opt-in invariants, after I1..I9: each judges a
 // promise only some dispatchers make, and Run checks it only for a run
 // whose dispatcher declares it (Declared).
-func Optional() []Checker {
-	return []Checker{{ID: "I10", Name: nameOf("I10"), Check: CheckOrdering}}
+func Optional() []Checker { return checkers(true) }
+
+func checkers(optional bool) []Checker {
+	var out []Checker
+	for _, inv := range invariants {
+		if inv.optional == optional {
+			out = append(out, Checker{ID: inv.id, Name: inv.name, Check: inv.check()})
+		}
+	}
+	return out
 }
 
 // Declared tells whether the run's dispatcher declares the promise an
 // optional invariant judges: I10 needs ordering: per-aggregate.
-func Declared(id string, meta history.Meta) bool {
-	return id == "I10" && meta.Ordering != ""
+func Declared(id ID, meta history.Meta) bool {
+	return id == I10 && meta.Ordering != ""
 }
 
-var names = map[string]string{
-	"I1":  "no duplicate job",
-	"I2":  "eventually published",
-	"I3":  "consistent",
-	"I4":  "poison fails fast",
-	"I5":  "exclusive claims",
-	"I6":  "backoff respected",
-	"I7":  "bounded attempts",
-	"I8":  "lease recovery",
-	"I9":  "job untouched",
-	"I10": "per-aggregate order",
+func nameOf(id ID) string {
+	if inv, ok := lookup(id); ok {
+		return inv.name
+	}
+	return ""
 }
-
-func nameOf(id string) string { return names[id] }
 
 // Evaluate runs every checker on the run. An invariant the scenario waives
 // (run.Meta.Waived[id]) keeps its verdict and carries the reason in Waived.
@@ -96,6 +71,9 @@ func Evaluate(run history.Run) []Result {
 }
 
 func runOne(c Checker, run history.Run) (r Result) {
+	if why := WhyNotApplicable(c.ID, run.Meta.Model); why != "" {
+		return Result{ID: c.ID, Name: c.Name, Verdict: NotApplicable, Reason: why}
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			r = Result{ID: c.ID, Name: c.Name, Verdict: Unknown,
@@ -142,7 +120,7 @@ func Fold(results []Result, exercises []string) (Verdict, string) {
 			failed = append(failed, r.ID+" "+r.Name)
 		case Pass:
 			passed++
-		case NotExercised:
+		case NotExercised, NotApplicable:
 		case Unknown:
 			undecided = append(undecided, fmt.Sprintf("%s %s could not be decided: %s", r.ID, r.Name, r.Reason))
 		default:
@@ -171,7 +149,7 @@ func unexercised(by map[string]Result, exercises []string) []string {
 		switch {
 		case !ok:
 			out = append(out, fmt.Sprintf("%s, which this scenario exists to exercise, has no result", id))
-		case r.Waived != "":
+		case r.Waived != "", r.Verdict == NotApplicable:
 		case r.Verdict == NotExercised:
 			out = append(out, fmt.Sprintf("%s %s, which this scenario exists to exercise, had nothing to check: %s", r.ID, r.Name, r.Reason))
 		}
@@ -179,9 +157,9 @@ func unexercised(by map[string]Result, exercises []string) []string {
 	return out
 }
 
-// Known tells whether id names one of the invariants (I1..I9).
-func Known(id string) bool {
-	_, ok := names[id]
+// Known tells whether id names one of the invariants (I1..I10).
+func Known(id ID) bool {
+	_, ok := lookup(id)
 	return ok
 }
 

@@ -202,7 +202,7 @@ func TestI2ExpectsFailedEventsWhoseQueueWasBrokenForAllTheirAttempts(t *testing.
 	b.claim(2, "d1", 500).failTransient(2, 510, "other", 600*time.Millisecond)
 	b.claim(2, "d1", 1200).failPermanent(2, 1210, "broken: max attempts")
 	run := b.finish(6000, 9000, true)
-	r := CheckPublished(run)
+	r := Check(I2, run)
 	require.Equal(t, Fail, r.Verdict)
 	require.Len(t, r.Violations, 1)
 	require.Equal(t, int64(2), r.Violations[0].EventID)
@@ -210,7 +210,7 @@ func TestI2ExpectsFailedEventsWhoseQueueWasBrokenForAllTheirAttempts(t *testing.
 	b.rows[2].status = history.StatusPublished // as if event 2 had been published
 	run.Final.Outbox[1].Status = history.StatusPublished
 	run.Final.Jobs[1].Status = history.JobQueued
-	r = CheckPublished(run)
+	r = Check(I2, run)
 	require.Equal(t, Pass, r.Verdict, r.Reason)
 	require.Contains(t, r.Reason, "1 more ended failed as expected")
 }

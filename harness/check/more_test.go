@@ -20,19 +20,19 @@ func TestKeyNotesWithoutData(t *testing.T) {
 	run := b.finish(300, 12000, true)
 	// A worker popping an id with no hash makes a "new" note with no data.
 	run.Keys = append(run.Keys, history.KeyNote{Queue: "ai-default", JobID: "j-1", Event: "new", At: ms(5000)})
-	require.Equal(t, Pass, CheckDuplicates(run).Verdict)
+	require.Equal(t, Pass, Check(I1, run).Verdict)
 	// With the stream blind, that note may be the only trace of a creation.
 	run.Gaps = append(run.Gaps, history.Gap{Source: "stream:ai-default", At: ms(4000)})
-	require.Equal(t, Fail, CheckDuplicates(run).Verdict)
+	require.Equal(t, Fail, Check(I1, run).Verdict)
 
 	// A note with data and no stream entry is a creation on its own.
 	run = b.finish(300, 12000, true)
 	run.Keys = append(run.Keys, history.KeyNote{Queue: "ai-default", JobID: "j-1", Event: "new", DataJobID: "j-1", Data: `{"jobId":"j-1"}`, At: ms(6000)})
-	require.Equal(t, Fail, CheckDuplicates(run).Verdict)
+	require.Equal(t, Fail, Check(I1, run).Verdict)
 	// BullMQ's own keys are not job hashes.
 	run = b.finish(300, 12000, true)
 	run.Keys = append(run.Keys, history.KeyNote{Queue: "ai-default", JobID: "meta", Event: "new", At: ms(60)})
-	require.Equal(t, Pass, CheckDuplicates(run).Verdict)
+	require.Equal(t, Pass, Check(I1, run).Verdict)
 }
 
 func TestInconsistencies(t *testing.T) {
@@ -73,7 +73,7 @@ func TestInconsistencies(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := CheckConsistent(c.build())
+			r := Check(I3, c.build())
 			require.Equal(t, c.verdict, r.Verdict, r.Reason)
 			if c.verdict == Fail {
 				require.Equal(t, c.words, r.Violations[0].Summary)
@@ -88,14 +88,14 @@ func TestInconsistencies(t *testing.T) {
 func TestWritesByOthers(t *testing.T) {
 	b := oneEvent().add("ai-default", "j-1", "j-1", 150)
 	b.emit(b.rows[1], 200, "update", history.StatusPublished, func(r *outboxRow) { r.lockedBy, r.token = "d2", "tokX" })
-	r := CheckExclusive(b.finish(300, 12000, true))
+	r := Check(I5, b.finish(300, 12000, true))
 	require.Equal(t, Fail, r.Verdict)
 	require.Equal(t, "Event 1 was moved to published by d2 (token tokX) at 10:00:00.200 while the claim belonged to d1 (token tok01-be).", r.Violations[0].Summary)
 	require.Equal(t, []string{"d2", "d1"}, r.Violations[0].Instances)
 
 	b = newBuilder("baseline").start(0, "d1").produce(1, "j-1", history.KindValid, 50)
 	b.emit(b.rows[1], 200, "update", history.StatusPublished, func(r *outboxRow) { r.lockedBy = "d1" })
-	r = CheckExclusive(b.finish(300, 12000, true))
+	r = Check(I5, b.finish(300, 12000, true))
 	require.Equal(t, Fail, r.Verdict)
 	require.Contains(t, r.Violations[0].Summary, "while nobody held it (it was pending)")
 }
@@ -104,26 +104,26 @@ func TestJobChangesSeenElsewhere(t *testing.T) {
 	b := oneEvent().add("ai-default", "j-1", "j-1", 150).publish(1, 200)
 	run := b.finish(300, 12000, true)
 	run.Keys = append(run.Keys, history.KeyNote{Queue: "ai-default", JobID: "j-1", Event: "hset", Data: `{ "jobId" : "j-1" }`, Opts: `{"attempts":1,"jobId":"j-1"}`, At: ms(400)})
-	require.Equal(t, Pass, CheckUntouched(run).Verdict, "the same JSON in another layout is no change")
+	require.Equal(t, Pass, Check(I9, run).Verdict, "the same JSON in another layout is no change")
 
 	opts := append([]history.KeyNote(nil), run.Keys...)
 	opts = append(opts, history.KeyNote{Queue: "ai-default", JobID: "j-1", Event: "hset", Data: `{"jobId":"j-1"}`, Opts: `{"jobId":"j-1","attempts":9}`, At: ms(500)})
 	bad := run
 	bad.Keys = opts
-	r := CheckUntouched(bad)
+	r := Check(I9, bad)
 	require.Equal(t, Fail, r.Verdict)
 	require.Contains(t, r.Violations[0].Summary, "Job j-1's opts in queue ai-default was overwritten")
 	require.Len(t, r.Violations, 1, "the final scan's view of the same change is not a second violation")
 
 	took := run
 	took.Takes = []history.Take{{Queue: "ai-default", JobID: "j-1", DataJobID: "j-9", Worker: "w1", At: ms(600)}}
-	r = CheckUntouched(took)
+	r = Check(I9, took)
 	require.Equal(t, Fail, r.Verdict)
 	require.Contains(t, r.Violations[0].Summary, "when a consumer took it")
 
 	noReads := run
 	noReads.Keys = nil
-	r = CheckUntouched(noReads)
+	r = Check(I9, noReads)
 	require.Equal(t, Unknown, r.Verdict)
 	require.Contains(t, r.Reason, "had no earlier read")
 }
@@ -137,7 +137,7 @@ func TestLateKeyspaceNoteIsTheSameCreation(t *testing.T) {
 			run.Keys[i].At = ms(4150)
 		}
 	}
-	require.Equal(t, Pass, CheckDuplicates(run).Verdict, CheckDuplicates(run).Violations)
+	require.Equal(t, Pass, Check(I1, run).Verdict, Check(I1, run).Violations)
 	// A second add after the job hash was deleted is a second creation, in
 	// both sources, however late either reads it.
 	run = oneEvent().add("ai-default", "j-1", "j-1", 150).publish(1, 200).finish(300, 12000, true)
@@ -145,7 +145,7 @@ func TestLateKeyspaceNoteIsTheSameCreation(t *testing.T) {
 		history.KeyNote{Queue: "ai-default", JobID: "j-1", Event: "del", At: ms(1000)},
 		history.KeyNote{Queue: "ai-default", JobID: "j-1", Event: "new", DataJobID: "j-1", Data: `{"jobId":"j-1"}`, At: ms(9000)})
 	run.Stream = append(run.Stream, history.StreamEntry{Queue: "ai-default", ID: "x", At: ms(2000), Event: "added", JobID: "j-1"})
-	require.Equal(t, Fail, CheckDuplicates(run).Verdict)
+	require.Equal(t, Fail, Check(I1, run).Verdict)
 }
 
 // A restarted Redis replaying its append-only file notifies "new" for jobs
@@ -154,8 +154,8 @@ func TestReloadedJobIsNotASecondCreation(t *testing.T) {
 	run := oneEvent().add("ai-default", "j-1", "j-1", 150).publish(1, 200).finish(300, 12000, true)
 	run.Keys = append(run.Keys, history.KeyNote{Queue: "ai-default", JobID: "j-1", Event: eventReload,
 		DataJobID: "j-1", Data: `{"jobId":"j-1"}`, At: ms(5000)})
-	require.Equal(t, Pass, CheckDuplicates(run).Verdict)
-	require.Equal(t, Pass, CheckUntouched(run).Verdict)
+	require.Equal(t, Pass, Check(I1, run).Verdict)
+	require.Equal(t, Pass, Check(I9, run).Verdict)
 }
 
 // I7 is put to the test only by an event that kept failing up to the
@@ -165,7 +165,7 @@ func TestAttemptsExercisedOnlyAtTheBound(t *testing.T) {
 	b := newBuilder("redis-outage").start(0, "d1")
 	b.produce(1, "j-1", history.KindValid, 50).claim(1, "d1", 100).failTransient(1, 200, errRedis, 100*time.Millisecond)
 	b.claim(1, "d1", 400).add("ai-default", "j-1", "j-1", 450).publish(1, 500)
-	r := CheckAttempts(b.finish(600, 12000, true))
+	r := Check(I7, b.finish(600, 12000, true))
 	require.Equal(t, NotExercised, r.Verdict, r.Reason)
 	require.Contains(t, r.Reason, "the most transient failures of one event was 1")
 
@@ -177,7 +177,7 @@ func TestAttemptsExercisedOnlyAtTheBound(t *testing.T) {
 		at += 200
 	}
 	b.claim(1, "d1", at).failPermanent(1, at+10, "gave up after 5 attempts")
-	r = CheckAttempts(b.finish(at+100, 12000, true))
+	r = Check(I7, b.finish(at+100, 12000, true))
 	require.Equal(t, Pass, r.Verdict, "4 transient failures, then failed at the 5th attempt: %s", r.Reason)
 }
 
@@ -186,8 +186,8 @@ func TestAttemptsExercisedOnlyAtTheBound(t *testing.T) {
 // before the note proves nothing. The same history with the stream fails.
 func TestPublishedBeforeAKeyspaceOnlyCreationIsNoProof(t *testing.T) {
 	run := oneEvent().publish(1, 200).add("ai-default", "j-1", "j-1", 900).finish(1000, 12000, true)
-	require.Equal(t, Fail, CheckConsistent(run).Verdict)
+	require.Equal(t, Fail, Check(I3, run).Verdict)
 	run.Stream = nil
-	r := CheckConsistent(run)
+	r := Check(I3, run)
 	require.Equal(t, Pass, r.Verdict, r.Reason)
 }

@@ -57,13 +57,13 @@ func TestNoBackoffInTheReasonDialect(t *testing.T) {
 		}).finish(2700, 12000, true)
 	}
 	run := build(0)
-	r := CheckBackoff(run)
+	r := Check(I6, run)
 	require.Equal(t, Unknown, r.Verdict, r.Reason)
 	require.Contains(t, r.Reason, "event 1: d2 returned it to pending at 10:00:02.400 before its lease ended, with no backoff, while fault")
 	require.Contains(t, r.Reason, "a release or a retry without backoff")
 
 	run.Meta.Conventions = history.Conventions{RecoveryErrors: []string{"lease expired"}, ReleaseErrors: []string{"released:"}}
-	r = CheckBackoff(run)
+	r = Check(I6, run)
 	require.Equal(t, Fail, r.Verdict, r.Reason)
 	require.Contains(t, r.Violations[0].Summary, "After transient failure 1 of event 1")
 	require.Contains(t, r.Violations[0].Summary, "contract section 2 step 5")
@@ -71,9 +71,9 @@ func TestNoBackoffInTheReasonDialect(t *testing.T) {
 	// Proven: available_at moved out by 100ms, half the backoff is 250ms.
 	// A declaration that would call it a release does not make it pass.
 	run = build(100 * time.Millisecond)
-	require.Equal(t, Fail, CheckBackoff(run).Verdict)
+	require.Equal(t, Fail, Check(I6, run).Verdict)
 	run.Meta.Conventions = history.Conventions{ReleaseErrors: []string{"redis:"}}
-	require.Equal(t, Fail, CheckBackoff(run).Verdict)
+	require.Equal(t, Fail, Check(I6, run).Verdict)
 }
 
 // The owner's own next round recovers its expired claim, with a reason.
@@ -158,15 +158,15 @@ func failing(atFailure bool, limit, n int, fail bool) history.Run {
 func TestAttemptsCountedAtFailure(t *testing.T) {
 	for _, atFailure := range []bool{false, true} {
 		run := failing(atFailure, 3, 2, true)
-		for _, c := range []func(history.Run) Result{CheckBackoff, CheckAttempts} {
-			r := c(run)
+		for _, c := range []ID{I6, I7} {
+			r := Check(c, run)
 			require.Equal(t, Pass, r.Verdict, "at failure %v: %s", atFailure, r.Reason)
 		}
-		r := CheckAttempts(failing(atFailure, 3, 3, false))
+		r := Check(I7, failing(atFailure, 3, 3, false))
 		require.Equal(t, Fail, r.Verdict, "at failure %v: %s", atFailure, r.Reason)
 		require.Contains(t, r.Violations[0].Summary, "after 3 transient failures")
 		// I6's exponent counts failures: the third backoff is 2s either way.
-		require.Equal(t, Pass, CheckBackoff(failing(atFailure, 5, 3, false)).Verdict)
+		require.Equal(t, Pass, Check(I6, failing(atFailure, 5, 3, false)).Verdict)
 	}
 }
 
@@ -189,11 +189,11 @@ func TestNoLockTokenColumn(t *testing.T) {
 	require.Equal(t, "PPPNPNNPP", verdicts(run), describe(Evaluate(run)))
 	require.Equal(t, []move{moveInsert, moveClaim, moveTakeover, moveFinalize}, movesOf(run, 1))
 
-	r := CheckExclusive(noToken(600))
+	r := Check(I5, noToken(600))
 	require.Equal(t, Fail, r.Verdict, r.Reason)
 	require.Contains(t, r.Violations[0].Summary, "Event 1 was claimed by d2 at 10:00:00.600 while d1 still held it")
 
-	r = CheckLeaseRecovery(noToken(0))
+	r = Check(I8, noToken(0))
 	require.Equal(t, Fail, r.Verdict, r.Reason)
 	require.Contains(t, r.Violations[0].Summary, "was never taken over")
 	require.Contains(t, r.Violations[0].Summary, "contract section 2 step 7")
@@ -213,7 +213,7 @@ func TestPublishedJudgedAtTheMoment(t *testing.T) {
 	never := build(func(b *builder) {
 		b.publishOnly(1, 200).take("ai-default", "j-1", "w1", 300, false).jobMove("j-1", history.JobRunning, 300)
 	})
-	r := CheckConsistent(never)
+	r := Check(I3, never)
 	require.Equal(t, Fail, r.Verdict, r.Reason)
 	require.Contains(t, r.Violations[0].Summary, "Event 1 was marked published by d1 at 10:00:00.200 while its job j-1 was still created (it went created -> running only at 10:00:00.300)")
 	require.Contains(t, r.Violations[0].Summary, "contract section 2 step 4")
@@ -221,12 +221,12 @@ func TestPublishedJudgedAtTheMoment(t *testing.T) {
 	workerFirst := build(func(b *builder) {
 		b.take("ai-default", "j-1", "w1", 180, false).jobMove("j-1", history.JobRunning, 180).publishOnly(1, 200)
 	})
-	require.Equal(t, Pass, CheckConsistent(workerFirst).Verdict)
+	require.Equal(t, Pass, Check(I3, workerFirst).Verdict)
 	sameTx := build(func(b *builder) { b.publishOnly(1, 200).jobMove("j-1", history.JobQueued, 200) })
-	require.Equal(t, Pass, CheckConsistent(sameTx).Verdict)
+	require.Equal(t, Pass, Check(I3, sameTx).Verdict)
 	// The same transaction's job update may wait on a lock.
 	later := build(func(b *builder) { b.publishOnly(1, 200).jobMove("j-1", history.JobQueued, 400) })
-	require.Equal(t, Pass, CheckConsistent(later).Verdict)
+	require.Equal(t, Pass, Check(I3, later).Verdict)
 
 	// A dispatcher that does move jobs to queued (event 2) lost the race on
 	// event 1: the consumer took it by the publish and moved it on right
@@ -239,8 +239,8 @@ func TestPublishedJudgedAtTheMoment(t *testing.T) {
 		b.publishOnly(1, 200).publish(2, 200).jobMove("j-1", history.JobRunning, 220)
 		return b.finish(500, 12000, true)
 	}
-	require.Equal(t, Pass, CheckConsistent(race(201)).Verdict)
-	r = CheckConsistent(race(600))
+	require.Equal(t, Pass, Check(I3, race(201)).Verdict)
+	r = Check(I3, race(600))
 	require.Equal(t, Fail, r.Verdict, "moved on before any worker took it: no race")
 	require.Contains(t, r.Violations[0].Summary, "still created (it went created -> running only at 10:00:00.220)")
 }
@@ -257,11 +257,11 @@ func TestTakeoverDistribution(t *testing.T) {
 		id, at := int64(i+1), 2100+delay // every lease runs out at 2100
 		b.takeover(id, "d2", at).add("ai-default", "j-"+itoa(id), "j-"+itoa(id), at+10).publish(id, at+20)
 	}
-	r := CheckLeaseRecovery(b.finish(3100, 15000, true))
+	r := Check(I8, b.finish(3100, 15000, true))
 	require.Equal(t, Pass, r.Verdict, r.Reason)
 	require.Equal(t, &Distribution{Count: 3, P50: 0.2, P99: 0.9, Max: 0.9}, r.Takeover)
 
-	require.Nil(t, CheckLeaseRecovery(loadStored(t, "good-clean")).Takeover, "nothing taken over, nothing measured")
+	require.Nil(t, Check(I8, loadStored(t, "good-clean")).Takeover, "nothing taken over, nothing measured")
 }
 
 // A 20-digit id passes BullMQ's own parseInt check; the contract's rule
@@ -273,7 +273,7 @@ func TestLongDigitJobIDRuleIsStated(t *testing.T) {
 	require.True(t, legalJobID("j-1"))
 	b := dialect("poison").start(0, "d1")
 	b.produce(43, id, history.KindIllegalJobID, 50).claim(43, "d1", 100).add("ai-default", id, id, 150).failPermanent(43, 200, "too late")
-	r := CheckPoison(b.finish(300, 12000, true))
+	r := Check(I4, b.finish(300, 12000, true))
 	require.Equal(t, Fail, r.Verdict)
 	s := r.Violations[0].Summary
 	require.Contains(t, s, "BullMQ job "+id+" was created for poison event 43 (illegal-job-id)")
@@ -293,7 +293,7 @@ func TestAvailableAtInTheFuture(t *testing.T) {
 	}
 	require.Equal(t, moveUnclear, movesOf(build(3*time.Millisecond), 1)[2])
 	require.Equal(t, moveFailure, movesOf(build(20*time.Millisecond), 1)[2])
-	r := CheckBackoff(build(20 * time.Millisecond))
+	r := Check(I6, build(20*time.Millisecond))
 	require.Equal(t, Fail, r.Verdict, "20ms is proven short of half the 500ms backoff: %s", r.Reason)
 }
 

@@ -96,7 +96,7 @@ func TestRecordedRuns(t *testing.T) {
 			}
 		})
 	}
-	r := CheckLeaseRecovery(loadStored(t, "recorded-reference-lease-expiry"))
+	r := Check(I8, loadStored(t, "recorded-reference-lease-expiry"))
 	require.NotNil(t, r.Takeover)
 	require.Positive(t, r.Takeover.Count)
 	require.LessOrEqual(t, r.Takeover.P50, r.Takeover.P99)
@@ -351,13 +351,13 @@ func TestTrimRecordedAggregates(t *testing.T) {
 //	                                 leases are NOW(6) + lease
 func TestRecordedClockSkew(t *testing.T) {
 	bad := loadStored(t, "recorded-mutant-app-clock-lease")
-	r := CheckExclusive(bad)
+	r := Check(I5, bad)
 	require.Equal(t, Fail, r.Verdict, r.Reason)
 	require.Regexp(t, `^Event \d+ was claimed by d2r1 at [\d:.]+ with a lease ending at [\d:.]+, 8s before the claim on the database clock: the claim excluded nobody\. The harness had set d2r1's clock -10s off \(go-overlay\)\.$`, r.Violations[0].Summary)
 
 	good := loadStored(t, "recorded-reference-clock-skew")
 	requireNoFailure(t, good)
-	require.Equal(t, Pass, CheckExclusive(good).Verdict)
+	require.Equal(t, Pass, Check(I5, good).Verdict)
 	ls := CheckLanding(good)
 	require.True(t, ls[0].Met, ls[0].Reason)
 }

@@ -18,6 +18,11 @@ const (
 	// claims nothing; Fold makes the run unknown when the scenario exists to
 	// exercise that invariant (history.Meta.Exercises).
 	NotExercised Verdict = "not-exercised"
+	// NotApplicable is an invariant the dispatcher's outbox cannot express
+	// at all (I8 for an outbox without leases, I9 for a sink other than
+	// BullMQ: WhyNotApplicable). It is never judged, never a pass and never
+	// exercised.
+	NotApplicable Verdict = "not-applicable"
 )
 
 // Result is one invariant's verdict on one run.

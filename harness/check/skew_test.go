@@ -26,7 +26,7 @@ func skewedRun(leaseEnd int) history.Run {
 }
 
 func TestExclusiveFailsALeaseOverBeforeItsClaim(t *testing.T) {
-	r := CheckExclusive(skewedRun(100 - 8000))
+	r := Check(I5, skewedRun(100-8000))
 	require.Equal(t, Fail, r.Verdict, r.Reason)
 	require.Equal(t, "Event 1 was claimed by d2r1 at 10:00:00.100 with a lease ending at 09:59:52.100, 8s before the claim on the database clock: the claim excluded nobody. The harness had set d2r1's clock -10s off (go-overlay).",
 		r.Violations[0].Summary)
@@ -34,7 +34,7 @@ func TestExclusiveFailsALeaseOverBeforeItsClaim(t *testing.T) {
 
 func TestExclusivePassesASkewedInstanceWithADatabaseLease(t *testing.T) {
 	run := skewedRun(2100)
-	require.Equal(t, Pass, CheckExclusive(run).Verdict)
+	require.Equal(t, Pass, Check(I5, run).Verdict)
 	ls := CheckLanding(withLanding(run, history.Requirement{Fault: history.LandClockSkew, AtLeast: 1}))
 	require.True(t, ls[0].Met, ls[0].Reason)
 	require.Equal(t, "1 claim made by an instance while its clock was skewed; 1 needed", ls[0].Reason)
@@ -45,7 +45,7 @@ func TestExclusivePassesASkewedInstanceWithADatabaseLease(t *testing.T) {
 func TestExclusiveLeaseInThePastNeedsNoSkewRecord(t *testing.T) {
 	run := skewedRun(0)
 	run.Faults = nil
-	r := CheckExclusive(run)
+	r := Check(I5, run)
 	require.Equal(t, Fail, r.Verdict)
 	require.NotContains(t, r.Violations[0].Summary, "The harness had set")
 	ls := CheckLanding(withLanding(run, history.Requirement{Fault: history.LandClockSkew, AtLeast: 1}))
@@ -54,7 +54,7 @@ func TestExclusiveLeaseInThePastNeedsNoSkewRecord(t *testing.T) {
 
 // Within DBSlack of the claim is tolerated.
 func TestExclusiveToleratesALeaseEndWithinSlack(t *testing.T) {
-	require.Equal(t, Pass, CheckExclusive(skewedRun(100-int(DBSlack/time.Millisecond)+10)).Verdict)
+	require.Equal(t, Pass, Check(I5, skewedRun(100-int(DBSlack/time.Millisecond)+10)).Verdict)
 }
 
 func withLanding(run history.Run, reqs ...history.Requirement) history.Run {

@@ -13,7 +13,7 @@ func TestJobDeletedInsideTheGapIsUnknown(t *testing.T) {
 	b.take("ai-default", "j-1", "w1", 500, true) // removed while the observer is away
 	b.keyspaceBack(700)
 	b.claim(2, "d1", 750).add("ai-default", "j-2", "j-2", 800).publish(2, 850)
-	r := CheckUntouched(b.finish(1000, 12000, true))
+	r := Check(I9, b.finish(1000, 12000, true))
 	require.Equal(t, Unknown, r.Verdict, r.Reason)
 	require.Equal(t, "job hash ai-default:j-1 lived through the keyspace gap at 10:00:00.300 with no read after it: an overwrite in that gap may have gone unseen", r.Reason)
 }
@@ -32,7 +32,7 @@ func TestJobCreatedAfterTheGapIsObserved(t *testing.T) {
 			run.Keys[i].Data, run.Keys[i].Opts, run.Keys[i].DataJobID = "", "", ""
 		}
 	}
-	r := CheckUntouched(run)
+	r := Check(I9, run)
 	require.Equal(t, Pass, r.Verdict, r.Reason)
 }
 
@@ -41,14 +41,14 @@ func TestJobCreatedAfterTheGapIsObserved(t *testing.T) {
 func TestGapWithNothingAfterItLastsToTheEnd(t *testing.T) {
 	b := newBuilder("redis-restart")
 	restartGap(b)
-	r := CheckUntouched(b.finish(1000, 12000, true))
+	r := Check(I9, b.finish(1000, 12000, true))
 	require.Equal(t, Pass, r.Verdict, "j-1 is in the final scan: %s", r.Reason)
 
 	b = newBuilder("redis-restart")
 	restartGap(b)
 	b.claim(2, "d1", 750).add("ai-default", "j-2", "j-2", 800).publish(2, 850)
 	b.take("ai-default", "j-2", "w1", 900, true)
-	r = CheckUntouched(b.finish(1000, 12000, true))
+	r = Check(I9, b.finish(1000, 12000, true))
 	require.Equal(t, Unknown, r.Verdict, r.Reason)
 	require.Contains(t, r.Reason, "job hash ai-default:j-2 lived through the keyspace gap")
 }
@@ -60,7 +60,7 @@ func TestScanNoteIsABaseline(t *testing.T) {
 	b.claim(2, "d1", 620).add("ai-default", "j-2", "j-2", 640).publish(2, 650)
 	b.keyspaceBack(700)
 	b.overwrite("ai-default", "j-2", `{"jobId":"j-2","again":true}`, 800)
-	r := CheckUntouched(b.finish(1000, 12000, true))
+	r := Check(I9, b.finish(1000, 12000, true))
 	require.Equal(t, Fail, r.Verdict, r.Reason)
 	require.Contains(t, r.Violations[0].Summary, "when first read at 10:00:00.700")
 }

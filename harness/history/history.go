@@ -1,6 +1,7 @@
 package history
 
 import (
+	"encoding/json"
 	"sort"
 	"strconv"
 	"strings"
@@ -77,6 +78,9 @@ type Meta struct {
 	// Ordering is the order the adapter promises (capabilities.ordering):
 	// "per-aggregate", or "" for none. I10 is not exercised without it.
 	Ordering string `json:"ordering,omitempty"`
+	// Model is what the dispatcher's outbox can express (shape.go); zero
+	// for the contract's own shape.
+	Model Model `json:"model,omitzero"`
 }
 
 // Conventions are an adapter's declarations about how the dispatcher gives a
@@ -138,6 +142,12 @@ type Event struct {
 	// sent the COMMIT. Both are zero for an event committed at once.
 	Held       Duration  `json:"held,omitempty"`
 	Committing time.Time `json:"committing,omitzero"`
+	// Row is the outbox row's primary key as text when it is not ID (a
+	// uuid, or a BINARY(16) key in hex); ID then numbers the events.
+	Row string `json:"row,omitempty"`
+	// Ref is the payload's jobId when it is not JobID: JobID is then the
+	// message id a producer command reported.
+	Ref string `json:"ref,omitempty"`
 }
 
 // Transition is one row change recorded by a trigger.
@@ -157,6 +167,11 @@ type Transition struct {
 	LockToken   string     `json:"lock_token,omitempty"`
 	LockedUntil *time.Time `json:"locked_until,omitempty"`
 	LastError   string     `json:"last_error,omitempty"`
+	// Image and OldImage are the whole row after and before the change, as
+	// JSON objects of column to value (no Image for a delete, no OldImage
+	// for an insert); nil in an older history.
+	Image    json.RawMessage `json:"image,omitempty"`
+	OldImage json.RawMessage `json:"old_image,omitempty"`
 	// OldLockToken and OldLastError are the row's values before the change,
 	// so a checker can tell who wrote over whom and whether an error is new.
 	OldLockToken string `json:"old_lock_token,omitempty"`
@@ -248,6 +263,8 @@ type Final struct {
 	Outbox []OutboxRow          `json:"outbox"`
 	Jobs   []JobRow             `json:"jobs"`
 	Queues map[string]QueueScan `json:"queues"`
+	// Appends are every message the stream or list sinks held at the end.
+	Appends []Append `json:"appends,omitempty"`
 }
 
 // EventID is the outbox event a transition of the outbox table changed, and
@@ -262,7 +279,10 @@ func (t Transition) EventID() (int64, bool) {
 
 // OutboxRow is an outbox row as it ended.
 type OutboxRow struct {
-	ID          int64      `json:"id"`
+	ID int64 `json:"id"`
+	// Row is the row's primary key as text when it is not ID (see
+	// Event.Row).
+	Row         string     `json:"row,omitempty"`
 	Type        string     `json:"type"`
 	JobID       string     `json:"job_id"`
 	Status      string     `json:"status"`
@@ -305,6 +325,7 @@ type Run struct {
 	Faults      []Fault        `json:"faults"`
 	Processes   []ProcessEvent `json:"processes"`
 	Gaps        []Gap          `json:"gaps"`
+	Appends     []Append       `json:"appends,omitempty"`
 	Final       Final          `json:"final"`
 }
 
@@ -348,6 +369,11 @@ func (r *Recorder) StreamSince(from int) ([]StreamEntry, int) {
 
 // AddKey records a new job key.
 func (r *Recorder) AddKey(k KeyNote) { r.Update(func(run *Run) { run.Keys = append(run.Keys, k) }) }
+
+// AddAppend records a message a stream or list sink received.
+func (r *Recorder) AddAppend(a Append) {
+	r.Update(func(run *Run) { run.Appends = append(run.Appends, a) })
+}
 
 // AddTake records a job a consumer took.
 func (r *Recorder) AddTake(t Take) { r.Update(func(run *Run) { run.Takes = append(run.Takes, t) }) }
@@ -393,6 +419,7 @@ func (r *Recorder) Snapshot() Run {
 	run.Faults = append([]Fault(nil), r.run.Faults...)
 	run.Processes = append([]ProcessEvent(nil), r.run.Processes...)
 	run.Gaps = append([]Gap(nil), r.run.Gaps...)
+	run.Appends = append([]Append(nil), r.run.Appends...)
 	run.Sort()
 	return run
 }
@@ -406,4 +433,5 @@ func (run *Run) Sort() {
 	sort.SliceStable(run.Takes, func(i, j int) bool { return run.Takes[i].At.Before(run.Takes[j].At) })
 	sort.SliceStable(run.Processes, func(i, j int) bool { return run.Processes[i].At.Before(run.Processes[j].At) })
 	sort.SliceStable(run.Gaps, func(i, j int) bool { return run.Gaps[i].At.Before(run.Gaps[j].At) })
+	sort.SliceStable(run.Appends, func(i, j int) bool { return run.Appends[i].At.Before(run.Appends[j].At) })
 }

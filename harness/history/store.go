@@ -69,6 +69,7 @@ var files = []jsonlFile{
 	lines("faults.jsonl", func(r *Run) *[]Fault { return &r.Faults }),
 	lines("processes.jsonl", func(r *Run) *[]ProcessEvent { return &r.Processes }),
 	lines("gaps.jsonl", func(r *Run) *[]Gap { return &r.Gaps }),
+	lines("appends.jsonl", func(r *Run) *[]Append { return &r.Appends }),
 }
 
 // Write stores the run in dir (created if missing) in the layout of doc.go,

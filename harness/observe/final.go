@@ -4,12 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
 
@@ -132,36 +134,60 @@ func colOr(column, fallback string) string {
 	return ident(column)
 }
 
+// scanOutbox reads every outbox row: its key as text (Row; ID when it is
+// an integer), its status as the model computes it now, and what else the
+// mapping names. harness/model's DeriveFinal keys them by event.
 func scanOutbox(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.OutboxRow, error) {
 	o := m.Outbox
-	q := fmt.Sprintf("SELECT %s, %s, %s, %s, %s, %s, %s, %s FROM %s ORDER BY %s",
-		ident(o.ID), ident(o.EventType), ident(o.AggregateID), ident(o.Status), "COALESCE("+colOr(o.Attempts, "0")+", 0)",
+	cols, err := columnList(ctx, db, o.Table)
+	if err != nil {
+		return nil, err
+	}
+	st := model.Store{Dialect: model.MySQL, Columns: names(cols)}
+	status, err := st.StatusExpr(m, ident)
+	if err != nil {
+		return nil, err
+	}
+	key := keyExpr(ident, modelTable{key: o.ID, columns: cols})
+	q := fmt.Sprintf("SELECT %s, COALESCE(%s, ''), COALESCE(%s, ''), %s, %s, %s, %s, %s FROM %s ORDER BY %s",
+		key, colOr(o.EventType, "NULL"), colOr(o.AggregateID, "NULL"), status, "COALESCE("+colOr(o.Attempts, "0")+", 0)",
 		colOr(o.LastError, "NULL"), timeText(colOr(o.PublishedAt, "NULL")), timeText(colOr(o.CreatedAt, "NULL")),
 		ident(o.Table), ident(o.ID))
 	return scanAll(ctx, db, "outbox rows", q, nil, func(rows *sql.Rows) (history.OutboxRow, error) {
-		var r history.OutboxRow
-		var status string
-		var lastErr, published, created sql.NullString
-		if err := rows.Scan(&r.ID, &r.Type, &r.JobID, &status, &r.Attempts, &lastErr, &published, &created); err != nil {
-			return r, err
-		}
-		r.Status, r.LastError = canonical(m.OutboxStatus, status), lastErr.String
-		var err error
-		if r.PublishedAt, err = parseDBTime(published); err != nil {
-			return r, fmt.Errorf("outbox row %d: published_at: %w", r.ID, err)
-		}
-		c, err := parseDBTime(created)
-		if err != nil {
-			return r, fmt.Errorf("outbox row %d: created_at: %w", r.ID, err)
-		}
-		if c != nil {
-			r.Created = *c
-		}
-		return r, nil
+		return scanOutboxRow(rows, m)
 	})
 }
 
+func scanOutboxRow(rows *sql.Rows, m schema.Mapping) (history.OutboxRow, error) {
+	var r history.OutboxRow
+	var status string
+	var lastErr, published, created sql.NullString
+	if err := rows.Scan(&r.Row, &r.Type, &r.JobID, &status, &r.Attempts, &lastErr, &published, &created); err != nil {
+		return r, err
+	}
+	r.ID, _ = strconv.ParseInt(r.Row, 10, 64)
+	r.Status, r.LastError = status, lastErr.String
+	if m.StatusWords() {
+		r.Status = canonical(m.OutboxStatus, status)
+	}
+	var err error
+	if r.PublishedAt, err = parseDBTime(published); err != nil {
+		return r, fmt.Errorf("outbox row %s: published_at: %w", r.Row, err)
+	}
+	c, err := parseDBTime(created)
+	if err != nil {
+		return r, fmt.Errorf("outbox row %s: created_at: %w", r.Row, err)
+	}
+	if c != nil {
+		r.Created = *c
+	}
+	return r, nil
+}
+
 func scanJobs(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.JobRow, error) {
+	if !m.HasJobs() {
+		return []history.JobRow{}, nil
+	}
 	j := m.Jobs
 	q := fmt.Sprintf("SELECT %s, %s, %s FROM %s ORDER BY %s",
 		ident(j.ID), ident(j.Queue), ident(j.Status), ident(j.Table), ident(j.ID))

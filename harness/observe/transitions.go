@@ -3,6 +3,7 @@ package observe
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -48,13 +49,16 @@ func canonical(words map[string]string, word string) string {
 }
 
 // ReadTransitions returns the recorded transitions with seq > afterSeq, in seq
-// order, with status words mapped to canonical ones. Writer holds the MySQL
+// order, as the triggers recorded them: status words mapped to canonical
+// ones, a state predicate's status as the trigger computed it, records of
+// every table of the model (harness/model's Derive makes canonical outbox
+// transitions of them). Writer holds the MySQL
 // user that made each change; AttributeWriters turns it into a slot. See the package doc for
 // what seq order means while writers are still running.
 func ReadTransitions(ctx context.Context, db *sql.DB, m schema.Mapping, afterSeq int64) ([]history.Transition, error) {
 	q := "SELECT `seq`, `tbl`, `row_id`, `op`, " + timeText("`at`") + ", `old_status`, `new_status`, `attempts`, " +
 		timeText("`available_at`") + ", `locked_by`, `lock_token`, " + timeText("`locked_until`") +
-		", `last_error`, `old_lock_token`, `old_last_error`, `writer` FROM `" + HistoryTable + "` WHERE `seq` > ? ORDER BY `seq`"
+		", `last_error`, `old_lock_token`, `old_last_error`, `writer`, `image`, `old_image` FROM `" + HistoryTable + "` WHERE `seq` > ? ORDER BY `seq`"
 	return scanAll(ctx, db, "transitions", q, []any{afterSeq}, func(rows *sql.Rows) (history.Transition, error) {
 		return scanTransition(rows, m)
 	})
@@ -62,17 +66,25 @@ func ReadTransitions(ctx context.Context, db *sql.DB, m schema.Mapping, afterSeq
 
 func scanTransition(rows *sql.Rows, m schema.Mapping) (history.Transition, error) {
 	var t history.Transition
-	var at, avail, until, oldSt, newSt, by, tok, lastErr, oldTok, oldErr, writer sql.NullString
+	var at, avail, until, oldSt, newSt, by, tok, lastErr, oldTok, oldErr, writer, image, oldImage sql.NullString
 	var attempts sql.NullInt64
 	if err := rows.Scan(&t.Seq, &t.Table, &t.Key, &t.Op, &at, &oldSt, &newSt, &attempts,
-		&avail, &by, &tok, &until, &lastErr, &oldTok, &oldErr, &writer); err != nil {
+		&avail, &by, &tok, &until, &lastErr, &oldTok, &oldErr, &writer, &image, &oldImage); err != nil {
 		return t, err
 	}
-	words := m.OutboxStatus
-	if t.Table == history.TableJobs {
-		words = m.JobStatus
+	t.OldStatus, t.NewStatus = oldSt.String, newSt.String
+	switch {
+	case t.Table == history.TableJobs:
+		t.OldStatus, t.NewStatus = canonical(m.JobStatus, oldSt.String), canonical(m.JobStatus, newSt.String)
+	case t.Table == history.TableOutbox && m.StatusWords():
+		t.OldStatus, t.NewStatus = canonical(m.OutboxStatus, oldSt.String), canonical(m.OutboxStatus, newSt.String)
 	}
-	t.OldStatus, t.NewStatus = canonical(words, oldSt.String), canonical(words, newSt.String)
+	if image.Valid {
+		t.Image = json.RawMessage(image.String)
+	}
+	if oldImage.Valid {
+		t.OldImage = json.RawMessage(oldImage.String)
+	}
 	t.Attempts = int(attempts.Int64)
 	t.LockedBy, t.LockToken, t.LastError = by.String, tok.String, lastErr.String
 	t.OldLockToken, t.OldLastError = oldTok.String, oldErr.String

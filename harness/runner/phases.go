@@ -12,7 +12,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/history"
-	"github.com/outboxchaos/outboxchaos/harness/observe"
+	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 	"github.com/outboxchaos/outboxchaos/reports"
 )
@@ -205,19 +205,16 @@ func (r *session) queuesIdle(ctx context.Context) bool {
 	return true
 }
 
-// openEvents counts events still pending or processing.
+// openEvents counts events neither published nor failed yet.
 func (r *session) openEvents(ctx context.Context) (int, error) {
 	m := r.o.Adapter.Schema()
-	var words []any
-	for w, c := range m.OutboxStatus {
-		if c == history.StatusPending || c == history.StatusProcessing {
-			words = append(words, w)
-		}
+	st := model.Store{Dialect: model.MySQL}
+	where, args, err := st.OpenWhere(m, 1)
+	if err != nil {
+		return 0, fmt.Errorf("count open events: %w", err)
 	}
-	q := fmt.Sprintf("SELECT COUNT(*) FROM `%s` WHERE `%s` IN (%s)", m.Outbox.Table, m.Outbox.Status,
-		strings.TrimSuffix(strings.Repeat("?,", len(words)), ","))
 	var n int
-	if err := r.db.QueryRowContext(ctx, q, words...).Scan(&n); err != nil {
+	if err := r.db.QueryRowContext(ctx, fmt.Sprintf("SELECT COUNT(*) FROM `%s` WHERE %s", m.Outbox.Table, where), args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count open events: %w", err)
 	}
 	return n, nil
@@ -247,15 +244,9 @@ func (r *session) finish(ctx context.Context) ([]check.Result, []check.Landing, 
 	if err := r.stopObserver(); err != nil {
 		return nil, nil, reports.Results{}, fmt.Errorf("stop redis observer: %w", err)
 	}
-	m := r.o.Adapter.Schema()
-	trans, err := observe.ReadTransitions(ctx, r.db, m, 0)
+	trans, final, err := r.readHistory(ctx)
 	if err != nil {
-		return nil, nil, reports.Results{}, fmt.Errorf("read history: %w", err)
-	}
-	observe.AttributeWriters(trans, r.writers)
-	final, err := observe.ScanFinal(ctx, r.rdb, r.db, m, r.prefix, r.queues)
-	if err != nil {
-		return nil, nil, reports.Results{}, fmt.Errorf("final scan: %w", err)
+		return nil, nil, reports.Results{}, err
 	}
 	now := time.Now().UTC()
 	r.rec.Update(func(run *history.Run) {

@@ -136,7 +136,11 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 		return Outcome{}, err
 	}
 	out := Outcome{Dir: o.Out}
-	if why := Missing(o.Scenario, o.Adapter.Capabilities(), o.Env); why != "" {
+	why := Missing(o.Scenario, o.Adapter.Capabilities(), o.Env)
+	if why == "" {
+		why = NotApplicable(o.Scenario, OutboxModel(o.Adapter))
+	}
+	if why != "" {
 		out.Skipped = why
 		out.Verdict = check.Unknown
 		return out, nil
@@ -302,7 +306,7 @@ func (r *session) startRecorder(ctx context.Context) error {
 		Exercises: append([]string(nil), s.Exercises...), Started: time.Now().UTC(),
 		Landing:  history.LandingFor(s.Landing, r.o.Adapter.Capabilities().CrashPoints),
 		Consumer: s.Consumer, RemoveOnEnd: s.RemoveOnComplete, Conventions: conventionsOf(r.o.Adapter),
-		Ordering: r.o.Adapter.Capabilities().Ordering,
+		Ordering: r.o.Adapter.Capabilities().Ordering, Model: OutboxModel(r.o.Adapter),
 	})
 	return nil
 }

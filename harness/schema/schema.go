@@ -33,7 +33,27 @@ type Outbox struct {
 	LastError   string `json:"last_error,omitempty" yaml:"last_error,omitempty"`
 	PublishedAt string `json:"published_at,omitempty" yaml:"published_at,omitempty"`
 	CreatedAt   string `json:"created_at,omitempty" yaml:"created_at,omitempty"`
+	// MessageID is the column whose value the sink's message carries as its
+	// id, when that is not the jobs table's id (with a jobs table) or ID.
+	MessageID string `json:"message_id,omitempty" yaml:"message_id,omitempty"`
+	// Topic is the column naming the queue, stream or list a message goes
+	// to, for an outbox without a jobs table.
+	Topic string `json:"topic,omitempty" yaml:"topic,omitempty"`
+	// IDType is how the primary key is made: KeyAuto (AUTO_INCREMENT, the
+	// default), KeyText (a uuid in a string column) or KeyBinary (a uuid in
+	// BINARY(16)). The harness's producer writes a uuid for the last two.
+	IDType string `json:"id_type,omitempty" yaml:"-"`
+	// Constants are values the harness's producer writes into columns it
+	// knows nothing else about (a NOT NULL aggregate_type, say).
+	Constants map[string]string `json:"constants,omitempty" yaml:"constants,omitempty"`
 }
+
+// Primary key kinds (Outbox.IDType).
+const (
+	KeyAuto   = ""
+	KeyText   = "text"
+	KeyBinary = "binary"
+)
 
 // Jobs names the jobs table and its columns.
 type Jobs struct {
@@ -52,7 +72,17 @@ type Mapping struct {
 	Jobs         Jobs              `json:"jobs" yaml:"jobs"`
 	OutboxStatus map[string]string `json:"outbox_status" yaml:"outbox_status"`
 	JobStatus    map[string]string `json:"job_status" yaml:"job_status"`
+	// States says where a message is for an outbox without a status column
+	// (states.go); zero for the status-word form.
+	States States `json:"states,omitzero" yaml:"states,omitempty"`
 }
+
+// HasJobs tells whether the outbox has a jobs table beside it.
+func (m Mapping) HasJobs() bool { return m.Jobs.Table != "" }
+
+// StatusWords tells whether a status column and its words say where a
+// message is (the contract's own form).
+func (m Mapping) StatusWords() bool { return m.States.IsZero() }
 
 // Reference is the contract's own schema.
 func Reference() Mapping {
@@ -102,16 +132,43 @@ func reverse(words map[string]string, canonical string) (string, error) {
 	return found[0], nil
 }
 
-// Validate checks that the mapping names every required column and maps every
-// canonical status the harness needs. It does not look at a database.
+// Validate checks that the mapping names every required column and says
+// where a message is, by status words or by states. It does not look at a
+// database.
 func (m Mapping) Validate() error {
-	var missing []string
-	req := map[string]string{
-		"outbox.table": m.Outbox.Table, "outbox.id": m.Outbox.ID, "outbox.event_type": m.Outbox.EventType,
-		"outbox.aggregate_id": m.Outbox.AggregateID, "outbox.payload": m.Outbox.Payload,
-		"outbox.status": m.Outbox.Status, "jobs.table": m.Jobs.Table, "jobs.id": m.Jobs.ID,
-		"jobs.queue": m.Jobs.Queue, "jobs.status": m.Jobs.Status,
+	if err := m.requireColumns(); err != nil {
+		return err
 	}
+	if m.StatusWords() {
+		if err := m.validateWords(); err != nil {
+			return err
+		}
+	} else if err := m.States.validate(m.Outbox); err != nil {
+		return err
+	}
+	if !m.HasJobs() {
+		return nil
+	}
+	for _, c := range []string{"created", "queued"} {
+		if _, err := m.JobWord(c); err != nil {
+			return fmt.Errorf("job_status: %w (add an entry whose value is %q)", err, c)
+		}
+	}
+	return nil
+}
+
+// requireColumns checks the columns every shape needs, and those its form
+// and its jobs table need.
+func (m Mapping) requireColumns() error {
+	req := map[string]string{"outbox.table": m.Outbox.Table, "outbox.id": m.Outbox.ID, "outbox.payload": m.Outbox.Payload}
+	if m.StatusWords() {
+		req["outbox.status"] = m.Outbox.Status
+	}
+	if m.HasJobs() || m.Jobs != (Jobs{}) {
+		req["outbox.event_type"], req["outbox.aggregate_id"] = m.Outbox.EventType, m.Outbox.AggregateID
+		req["jobs.table"], req["jobs.id"], req["jobs.queue"], req["jobs.status"] = m.Jobs.Table, m.Jobs.ID, m.Jobs.Queue, m.Jobs.Status
+	}
+	var missing []string
 	for k, v := range req {
 		if strings.TrimSpace(v) == "" {
 			missing = append(missing, k)
@@ -121,14 +178,20 @@ func (m Mapping) Validate() error {
 	if len(missing) > 0 {
 		return fmt.Errorf("schema mapping: missing %s: name the dispatcher's column for each", strings.Join(missing, ", "))
 	}
+	switch m.Outbox.IDType {
+	case KeyAuto, KeyText, KeyBinary:
+	default:
+		return fmt.Errorf("schema mapping: outbox id type %q: use %q (AUTO_INCREMENT), %q or %q", m.Outbox.IDType, KeyAuto, KeyText, KeyBinary)
+	}
+	return nil
+}
+
+// validateWords checks the status-word form: every canonical outbox status
+// is reached and no word maps elsewhere.
+func (m Mapping) validateWords() error {
 	for _, c := range []string{"pending", "processing", "published", "failed"} {
 		if _, err := m.Word(c); err != nil {
 			return fmt.Errorf("outbox_status: %w (add an entry whose value is %q)", err, c)
-		}
-	}
-	for _, c := range []string{"created", "queued"} {
-		if _, err := m.JobWord(c); err != nil {
-			return fmt.Errorf("job_status: %w (add an entry whose value is %q)", err, c)
 		}
 	}
 	for w, c := range m.OutboxStatus {

@@ -1,0 +1,70 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/model"
+	"github.com/outboxchaos/outboxchaos/harness/observe"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+)
+
+// modelAdapter is an adapter whose dispatcher publishes to a sink other
+// than BullMQ, or promises at-least-once delivery (a manifest's sink.kind
+// and delivery).
+type modelAdapter interface {
+	SinkKind() string
+	Delivery() string
+}
+
+// OutboxModel is what the adapter's outbox can express (model.Caps).
+func OutboxModel(a supervisor.Adapter) history.Model {
+	sink, delivery := history.SinkBullMQ, history.DeliveryExactlyOnce
+	if ma, ok := a.(modelAdapter); ok {
+		sink, delivery = ma.SinkKind(), ma.Delivery()
+	}
+	return model.Caps(a.Schema(), sink, delivery)
+}
+
+// NotApplicable says why scenario s cannot exercise anything on an outbox
+// of model m: every invariant it exists to exercise is not applicable
+// there. "" when it can (or exercises nothing in particular).
+func NotApplicable(s Scenario, m history.Model) string {
+	if len(s.Exercises) == 0 {
+		return ""
+	}
+	var whys []string
+	for _, id := range s.Exercises {
+		why := check.WhyNotApplicable(id, m)
+		if why == "" {
+			return ""
+		}
+		whys = append(whys, id+" "+strings.TrimPrefix(why, "not applicable: "))
+	}
+	return fmt.Sprintf("%s exists to exercise what this outbox cannot express: %s", s.Name, strings.Join(whys, "; "))
+}
+
+// readHistory reads the triggers' records and the final scan, and derives
+// the canonical history from them (harness/model).
+func (r *session) readHistory(ctx context.Context) ([]history.Transition, history.Final, error) {
+	m := r.o.Adapter.Schema()
+	raw, err := observe.ReadTransitions(ctx, r.db, m, 0)
+	if err != nil {
+		return nil, history.Final{}, fmt.Errorf("read history: %w", err)
+	}
+	observe.AttributeWriters(raw, r.writers)
+	events := r.rec.Snapshot().Events
+	trans, err := model.Derive(m, events, raw)
+	if err != nil {
+		return nil, history.Final{}, err
+	}
+	final, err := observe.ScanFinal(ctx, r.rdb, r.db, m, r.prefix, r.queues)
+	if err != nil {
+		return nil, history.Final{}, fmt.Errorf("final scan: %w", err)
+	}
+	final.Outbox = model.DeriveFinal(m, events, trans, final.Outbox)
+	return trans, final, nil
+}
