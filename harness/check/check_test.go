@@ -354,9 +354,22 @@ func TestShape(t *testing.T) {
 		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "published"}, "d1", moveFinalize},
 		{history.Transition{Op: "update", OldStatus: "failed", NewStatus: "pending"}, "", moveRewrite},
 		{history.Transition{Op: "delete", OldStatus: "published"}, "", moveDelete},
+		// A deletion the outbox model reads as a publish finalizes.
+		{history.Transition{Op: "delete", OldStatus: "processing", NewStatus: "published"}, "d1", moveFinalize},
+		{history.Transition{Op: "delete", OldStatus: "published", NewStatus: "published"}, "", moveRewrite},
+		// With neither tokens nor owners, a claim counts one more attempt.
+		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "processing", Attempts: 3}, "@2", moveTakeover},
+		{history.Transition{Op: "update", OldStatus: "processing", NewStatus: "processing", Attempts: 2}, "@2", moveExtend},
 	}
 	for i, c := range cases {
-		require.Equal(t, c.want, shape(c.t, c.owner), "case %d", i)
+		var h *hold
+		if c.owner != "" {
+			h = &hold{Owner: c.owner}
+			if n, ok := strings.CutPrefix(c.owner, "@"); ok {
+				h = &hold{Attempts: int(n[0] - '0')}
+			}
+		}
+		require.Equal(t, c.want, shape(c.t, h), "case %d", i)
 	}
 }
 

@@ -19,7 +19,8 @@ type creation struct {
 	Data   string // data.jobId, when known
 	Stream *history.StreamEntry
 	Key    *history.KeyNote
-	Jobs   []string // the ai_jobs ids it is matched to
+	Append *history.Append // a stream or list sink's message
+	Jobs   []string        // the ai_jobs ids it is matched to
 }
 
 // creationSet is every creation of a run, matched to ai_jobs rows.
@@ -56,6 +57,7 @@ func findCreations(ix *index) creationSet {
 	for _, k := range unionKeys(adds, news) {
 		all = append(all, pairCreations(ix, k, adds[k], news[k])...)
 	}
+	all = append(all, appendCreations(ix.run)...)
 	sort.SliceStable(all, func(i, j int) bool { return all[i].At.Before(all[j].At) })
 	for _, c := range all {
 		if c.Data == "" {
@@ -79,6 +81,23 @@ func findCreations(ix *index) creationSet {
 		}
 	}
 	return cs
+}
+
+// appendCreations makes a creation of every message a stream or list sink
+// received, seen live or only by the final scan. Its id is the message id
+// it carries, else the payload's jobId.
+func appendCreations(run history.Run) []creation {
+	all := append(append([]history.Append(nil), run.Appends...), run.Final.Appends...)
+	out := make([]creation, 0, len(all))
+	for i := range all {
+		a := &all[i]
+		id := a.MessageID
+		if id == "" {
+			id = a.DataJobID
+		}
+		out = append(out, creation{Queue: a.Key, BullID: id, At: a.At, Data: a.DataJobID, Append: a})
+	}
+	return out
 }
 
 func unionKeys(adds map[bullKey][]history.StreamEntry, news map[bullKey][]history.KeyNote) []bullKey {
@@ -184,8 +203,14 @@ func hashData(h history.JobHash) string {
 // data names the job.
 func matchJobs(ix *index, bullID, data string) []string {
 	var out []string
-	for _, job := range history.JobCandidates(bullID, data) {
-		if ix.knownJob(job) {
+	for _, cand := range history.JobCandidates(bullID, data) {
+		if job := ix.jobOf(cand); ix.knownJob(job) {
+			out = appendUnique(out, job)
+		}
+	}
+	if len(out) == 0 && history.AllDigits(bullID) && data != "" {
+		// an outbox's integer id as a message id, with data naming no job
+		if job := ix.jobOf(bullID); job != bullID && ix.knownJob(job) {
 			out = append(out, job)
 		}
 	}

@@ -43,9 +43,15 @@ func (ix *index) judgeDuplicates(t *tally) Result {
 		t.doubt("%d BullMQ job creations could not be matched to an ai_jobs row (the first: job %s in queue %s at %s)", n, c.BullID, c.Queue, clock(c.At))
 	}
 	if len(ix.creations.byJob) == 0 && len(ix.creations.unmatched) == 0 {
-		t.nothing("the run created no BullMQ job")
+		t.nothing("the run created no " + ix.sinkJob())
 	}
-	return t.result(count(len(ix.creations.byJob), "job", "jobs") + " seen in BullMQ, none created more than once")
+	seen := count(len(ix.creations.byJob), "job", "jobs") + " seen in " + ix.run.Meta.Model.SinkName()
+	if ix.run.Meta.Model.Delivery == history.DeliveryAtLeastOnce {
+		r := t.result(seen + ", each under its own message id (at-least-once: " + count(t.duplicates, "message", "messages") + " delivered more than once)")
+		r.Duplicates = t.duplicates
+		return r
+	}
+	return t.result(seen + ", none created more than once")
 }
 
 // jobsWithEvidence lists every job any source mentions, in event order.
@@ -85,7 +91,16 @@ func (ix *index) checkDuplicate(t *tally, job string) {
 	listed, listProof := ix.finalDuplicate(job)
 	takes := countedTakes(ix.run, ix.creations.takes[job])
 	var summary string
+	atLeastOnce := ix.run.Meta.Model.Delivery == history.DeliveryAtLeastOnce
 	switch {
+	case atLeastOnce && limit > 0:
+		summary = ix.renamedMessage(job, cs)
+		if summary == "" {
+			if len(cs) > 1 {
+				t.duplicates++
+			}
+			return
+		}
 	case len(cs) > limit && limit == 0:
 		summary = fmt.Sprintf("Job %s was already queued before event %d was dispatched, yet BullMQ created it again: %s (%s).",
 			job, ix.firstEvent(job), ix.creationList(cs), ruleAlreadyDispatched)
@@ -113,6 +128,29 @@ func (ix *index) checkDuplicate(t *tally, job string) {
 		ix.addContext(ev, from, to, instances...)
 		return Violation{EventID: ix.firstEvent(job), JobID: job, Instances: instances, Summary: summary, Steps: ev.steps(focus)}
 	})
+}
+
+// renamedMessage tells how an at-least-once dispatcher published job's
+// message under an id other than its own ("" when every delivery carried
+// it): a message id other than the event's, or two message ids at all. A
+// consumer that drops duplicates by message id cannot drop those.
+func (ix *index) renamedMessage(job string, cs []creation) string {
+	want := job
+	if es := ix.eventsByJob[job]; len(es) > 0 && es[0].MessageID != "" {
+		want = es[0].MessageID
+	}
+	ids := map[string]bool{}
+	for _, c := range cs {
+		if c.Append != nil && c.Append.MessageID != "" {
+			ids[c.Append.MessageID] = true
+		}
+	}
+	delete(ids, want)
+	if len(ids) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Job %s (message id %s) was delivered %d times, %d of them under other message ids (%s): %s, so a consumer that drops duplicates by message id runs it again.",
+		job, want, len(cs), len(ids), strings.Join(sortedKeys(ids), ", "), ix.creationList(cs))
 }
 
 // span is the window of a duplicate's creations and takes, and its focus
@@ -156,9 +194,13 @@ func (ix *index) creationSentence(job string, cs []creation) string {
 		queues[c.Queue] = true
 		ids[c.BullID] = true
 	}
-	where := "BullMQ queue " + strings.Join(sortedKeys(queues), ", ")
+	kind := ix.run.Meta.Model.SinkName()
+	if kind == "BullMQ" {
+		kind += " queue"
+	}
+	where := kind + " " + strings.Join(sortedKeys(queues), ", ")
 	if len(queues) > 1 {
-		where = "BullMQ queues " + strings.Join(sortedKeys(queues), ", ")
+		where = kind + "s " + strings.Join(sortedKeys(queues), ", ")
 	}
 	s := fmt.Sprintf("Job %s was created %d times in %s: %s", job, len(cs), where, ix.creationList(cs))
 	if len(ids) > 1 {

@@ -56,6 +56,9 @@ func (ix *index) judgeConsistent(t *tally) Result {
 	if len(ix.events) == 0 {
 		t.nothing("the run produced no events")
 	}
+	if !ix.hasJobs() {
+		return t.result(fmt.Sprintf("every event (%d) ends consistent: published exactly when a %s exists for it", len(ix.events), ix.sinkJob()))
+	}
 	return t.result(fmt.Sprintf("every event (%d) ends consistent: published exactly when its job is queued and exists in BullMQ", len(ix.events)))
 }
 
@@ -70,6 +73,7 @@ func (ix *index) inconsistency(e history.Event, row history.OutboxRow) (string, 
 	switch row.Status {
 	case history.StatusPublished:
 		switch {
+		case !ix.hasJobs():
 		case !jobExists:
 			return fmt.Sprintf("Event %d was published but its job %s does not exist in ai_jobs.", e.ID, e.JobID), at, false
 		case !queuedOrLater(jobSt):
@@ -82,7 +86,7 @@ func (ix *index) inconsistency(e history.Event, row history.OutboxRow) (string, 
 		case !aq && !created && ix.creationsBlind(ix.queueOf(e)):
 			return "", at, true
 		case !aq && !created:
-			return fmt.Sprintf("Event %d was published but no BullMQ job was ever created for its job %s.", e.ID, e.JobID), at, false
+			return fmt.Sprintf("Event %d was published but no %s was ever created for its job %s.", e.ID, ix.sinkJob(), e.JobID), at, false
 		case !aq:
 			return ix.publishedEarly(e)
 		}
@@ -93,7 +97,7 @@ func (ix *index) inconsistency(e history.Event, row history.OutboxRow) (string, 
 		case queuedOrLater(jobSt):
 			return fmt.Sprintf("Event %d ended failed but its job %s is %s.", e.ID, e.JobID, jobSt), at, false
 		case !aq && created:
-			return fmt.Sprintf("Event %d ended failed, yet a BullMQ job exists for its job %s.", e.ID, e.JobID), at, false
+			return fmt.Sprintf("Event %d ended failed, yet a %s exists for its job %s.", e.ID, ix.sinkJob(), e.JobID), at, false
 		}
 	default:
 		if !aq && queuedOrLater(jobSt) {

@@ -14,6 +14,9 @@ type index struct {
 	events      []history.Event // by id
 	eventByID   map[int64]history.Event
 	eventsByJob map[string][]history.Event
+	// byMessage maps an event's MessageID to its JobID: a sink's message is
+	// matched by either.
+	byMessage   map[string]string
 	outbox      map[int64][]history.Transition // by event, in sequence order
 	jobs        map[string][]history.Transition
 	finalOutbox map[int64]history.OutboxRow
@@ -34,6 +37,7 @@ func newIndex(run history.Run) *index {
 		run:         run,
 		eventByID:   map[int64]history.Event{},
 		eventsByJob: map[string][]history.Event{},
+		byMessage:   map[string]string{},
 		outbox:      map[int64][]history.Transition{},
 		jobs:        map[string][]history.Transition{},
 		finalOutbox: map[int64]history.OutboxRow{},
@@ -49,6 +53,9 @@ func newIndex(run history.Run) *index {
 	for _, e := range ix.events {
 		ix.eventByID[e.ID] = e
 		ix.eventsByJob[e.JobID] = append(ix.eventsByJob[e.JobID], e)
+		if e.MessageID != "" && e.MessageID != e.JobID {
+			ix.byMessage[e.MessageID] = e.JobID
+		}
 	}
 	ix.indexTransitions()
 	for _, r := range run.Final.Outbox {
@@ -107,6 +114,28 @@ func (ix *index) unclear(id int64) []string {
 	return out
 }
 
+// jobOf is the job (an event's JobID) a sink's id names: the job itself,
+// or the job whose event carries it as its MessageID.
+func (ix *index) jobOf(id string) string {
+	if j, ok := ix.byMessage[id]; ok {
+		return j
+	}
+	return id
+}
+
+// hasJobs tells whether the outbox has a jobs table whose rows the
+// dispatcher moves (the contract's ai_jobs).
+func (ix *index) hasJobs() bool { return ix.run.Meta.Model.Has(history.LackJobs) }
+
+// sinkJob names what the sink holds for one job, for sentences ("BullMQ
+// job", "message").
+func (ix *index) sinkJob() string {
+	if ix.run.Meta.Model.Sink == history.SinkBullMQ {
+		return "BullMQ job"
+	}
+	return "message"
+}
+
 // knownJob tells whether id names an ai_jobs row or an event's job.
 func (ix *index) knownJob(id string) bool {
 	if id == "" {
@@ -161,8 +190,14 @@ func (ix *index) streamBlind(q string) bool { return len(ix.gaps["stream:"+q]) >
 func (ix *index) keyspaceBlind() bool { return len(ix.gaps["keyspace"]) > 0 }
 
 // creationsBlind tells whether both creation sources may have missed a
-// creation in queue q.
-func (ix *index) creationsBlind(q string) bool { return ix.streamBlind(q) && ix.keyspaceBlind() }
+// creation in queue q; for a stream or list sink, whether its observer had
+// a gap on q.
+func (ix *index) creationsBlind(q string) bool {
+	if ix.run.Meta.Model.Sink != history.SinkBullMQ {
+		return len(ix.gaps["sink:"+q]) > 0
+	}
+	return ix.streamBlind(q) && ix.keyspaceBlind()
+}
 
 // anyCreationsBlind tells whether creationsBlind holds for some queue.
 func (ix *index) anyCreationsBlind() (string, bool) {

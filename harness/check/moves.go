@@ -56,18 +56,18 @@ const moveReturn move = -1
 // shape tells what a transition did from the transition alone and the
 // current hold's owner (for a schema without lock tokens); a return to
 // pending comes back as moveReturn.
-func shape(t history.Transition, owner string) move {
+func shape(t history.Transition, h *hold) move {
 	switch {
 	case t.Op == "insert":
 		return moveInsert
-	case t.Op == "delete":
-		return moveDelete
+	case t.Op == "delete" && !isFinal(t.NewStatus):
+		return moveDelete // a deletion the outbox model gives no meaning
 	case isFinal(t.OldStatus):
 		return moveRewrite
 	case isFinal(t.NewStatus):
 		return moveFinalize
 	case t.NewStatus == history.StatusProcessing && t.OldStatus == history.StatusProcessing:
-		if newOwner(t, owner) {
+		if newOwner(t, h) {
 			return moveTakeover
 		}
 		return moveExtend
@@ -82,12 +82,21 @@ func shape(t history.Transition, owner string) move {
 // newOwner tells whether a processing -> processing write installed a new
 // owner: a different non-empty lock token; or, when the schema has no lock
 // token (neither value recorded), a locked_by other than the current hold's
-// owner.
-func newOwner(t history.Transition, owner string) bool {
-	if t.LockToken != "" || t.OldLockToken != "" {
-		return t.LockToken != "" && t.LockToken != t.OldLockToken
+// owner; or, when it has neither (an outbox whose claim is a lease and an
+// attempt count), more attempts than the hold's claim counted: only a new
+// claim counts one.
+func newOwner(t history.Transition, h *hold) bool {
+	owner, attempts := "", 0
+	if h != nil {
+		owner, attempts = h.Owner, h.Attempts
 	}
-	return t.LockedBy != "" && owner != "" && t.LockedBy != owner
+	switch {
+	case t.LockToken != "" || t.OldLockToken != "":
+		return t.LockToken != "" && t.LockToken != t.OldLockToken
+	case t.LockedBy != "" || owner != "":
+		return t.LockedBy != "" && owner != "" && t.LockedBy != owner
+	}
+	return h != nil && t.Attempts > attempts
 }
 
 // ownerChanged tells whether a write that ends a hold carries a token other
@@ -141,16 +150,12 @@ func (c moveReader) readMoves(event int64, ts []history.Transition) eventMoves {
 		}
 	}
 	for i, t := range ts {
-		owner := ""
+		var h *hold
 		if cur >= 0 {
-			owner = out.holds[cur].Owner
+			h = &out.holds[cur]
 		}
-		m := shape(t, owner)
+		m := shape(t, h)
 		if m == moveReturn {
-			var h *hold
-			if cur >= 0 {
-				h = &out.holds[cur]
-			}
 			m, out.why[i] = c.returnMove(h, t)
 		}
 		out.moves[i] = m

@@ -37,6 +37,10 @@ type Result struct {
 	// expired claim: the delay from the lease end to the write that ended
 	// the claim. Nil when none was measured (and on other invariants).
 	Takeover *Distribution `json:"takeover,omitempty"`
+	// Duplicates is I1's count, for an at-least-once dispatcher, of the
+	// messages delivered more than once under their own message id: the
+	// load its consumers' dedupe carries, not a violation.
+	Duplicates int `json:"duplicates,omitempty"`
 }
 
 // Violation is one counterexample, told in plain words.

@@ -14,6 +14,7 @@ type tally struct {
 	total      int
 	doubts     []string
 	idle       string // why the run gave nothing to check; "" when it did
+	duplicates int    // I1: at-least-once messages delivered more than once
 	seen       map[string]bool
 }
 

@@ -145,9 +145,10 @@ type Event struct {
 	// Row is the outbox row's primary key as text when it is not ID (a
 	// uuid, or a BINARY(16) key in hex); ID then numbers the events.
 	Row string `json:"row,omitempty"`
-	// Ref is the payload's jobId when it is not JobID: JobID is then the
-	// message id a producer command reported.
-	Ref string `json:"ref,omitempty"`
+	// MessageID is the id the sink's message carries when it is not JobID
+	// (JobID is always the payload's jobId): the outbox's own id, or what a
+	// producer command reported.
+	MessageID string `json:"message_id,omitempty"`
 }
 
 // Transition is one row change recorded by a trigger.
