@@ -34,6 +34,9 @@ type Adapter struct {
 	conv         history.Conventions
 	prefix       string
 	queues       []string
+	sink         Sink
+	delivery     string
+	producer     *producerCommand // nil: the harness's own producer
 
 	mu      sync.Mutex // held during Prepare
 	workDir string     // set by Prepare
@@ -73,7 +76,7 @@ func (a *Adapter) Queues() []string { return slices.Clone(a.queues) }
 
 // Prepare makes workDir (WORK_DIR) and runs the build step in it once per
 // work directory for this Adapter, then checks that the start command
-// exists.
+// (and the producer command, if any) exists.
 func (a *Adapter) Prepare(ctx context.Context, workDir string) error {
 	abs, err := filepath.Abs(workDir)
 	if err != nil {
@@ -96,6 +99,11 @@ func (a *Adapter) Prepare(ctx context.Context, workDir string) error {
 	}
 	if err := checkProgram(a.start.program.expand(vars), a.start.dir); err != nil {
 		return fmt.Errorf("manifest adapter %s: start.command in %s: %w (fix: %s)", a.name, a.path, err, programFix(a.start.program.expand(vars)))
+	}
+	if p := a.producer; p != nil {
+		if err := checkProgram(p.program.expand(vars), p.dir); err != nil {
+			return fmt.Errorf("manifest adapter %s: producer.command in %s: %w (fix: %s)", a.name, a.path, err, programFix(p.program.expand(vars)))
+		}
 	}
 	a.workDir = abs
 	return nil

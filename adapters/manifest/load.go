@@ -24,6 +24,8 @@ type rawManifest struct {
 	Sink         rawSink                 `yaml:"sink"`
 	Capabilities supervisor.Capabilities `yaml:"capabilities"`
 	Conventions  rawConventions          `yaml:"conventions"`
+	Delivery     string                  `yaml:"delivery"`
+	Producer     *rawProducer            `yaml:"producer"`
 }
 
 type rawCommand struct {
@@ -41,8 +43,19 @@ type rawStart struct {
 }
 
 type rawSink struct {
-	Prefix string   `yaml:"prefix"`
-	Queues []string `yaml:"queues"`
+	Kind      string   `yaml:"kind"`
+	Prefix    string   `yaml:"prefix"`
+	Queues    []string `yaml:"queues"`
+	MessageID string   `yaml:"message_id"`
+	Payload   string   `yaml:"payload"`
+}
+
+// rawProducer is the team's own write path (producer.go).
+type rawProducer struct {
+	Command string            `yaml:"command"`
+	Args    []string          `yaml:"args"`
+	Dir     string            `yaml:"dir"`
+	Env     map[string]string `yaml:"env"`
 }
 
 // Load reads and validates the manifest at path. Every check that needs no
@@ -169,6 +182,11 @@ func (l *loader) adapter() *Adapter {
 	}
 	a.mapping = l.schema(&r.Schema)
 	a.prefix, a.queues = l.sink(r.Sink)
+	a.sink = l.sinkShape(r.Sink)
+	a.delivery = l.delivery(r.Delivery)
+	if r.Producer != nil {
+		a.producer = l.producer(r.Producer, r.Build != nil)
+	}
 	a.caps = l.capabilities(r.Capabilities, a)
 	a.conv = l.conventions(r.Conventions)
 	return a

@@ -89,7 +89,7 @@ var badCases = []badCase{
 	{"tuning_not_delivered", "capabilities.tuning[1]", "OUTBOX_BATCH_SIZE", "honour OUTBOX_BATCH_SIZE but never receives it", "pass_contract_env: true"},
 	{"crash_points_not_delivered", "capabilities.crash_points", "crash_points: true", "never receives OUTBOX_FAILPOINTS", "${OUTBOX_FAILPOINTS}"},
 	{"wrong_type", "start.args", "args: {node: x}", "wrong type", "a list of strings"},
-	{"not_auto_increment", "schema.outbox.id", "id: tries", "outbox.tries is not AUTO_INCREMENT", "declare it AUTO_INCREMENT"},
+	{"not_auto_increment", "schema.outbox.id", "id: tries", "outbox.tries is int, not AUTO_INCREMENT", "declare it AUTO_INCREMENT"},
 	{"attempts_type", "schema.outbox.attempts", "attempts: note", "column note is varchar; attempts must be an integer type", "use an integer column"},
 	{"schema_word", "schema", "schema: references", `"references" is not a schema`, "schema: reference"},
 	{"workdir_without_build", "start.command", "command:", "names ${WORK_DIR}, a fresh directory only a build step fills", "add a build step"},

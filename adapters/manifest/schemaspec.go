@@ -24,7 +24,11 @@ type rawSchema struct {
 	Jobs         schema.Jobs       `yaml:"jobs"`
 	OutboxStatus map[string]string `yaml:"outbox_status"`
 	JobStatus    map[string]string `yaml:"job_status"`
+	States       schema.States     `yaml:"states"`
 }
+
+// hasJobs tells whether the manifest describes a jobs table at all.
+func (r rawSchema) hasJobs() bool { return r.Jobs != (schema.Jobs{}) || len(r.JobStatus) > 0 }
 
 // Canonical words a mapping must reach, and those it may reach.
 var (
@@ -35,15 +39,19 @@ var (
 
 // Column keys that must be named, and the kinds some columns must have.
 var (
-	requiredOutbox = map[string]bool{"table": true, "id": true, "event_type": true, "aggregate_id": true, "payload": true, "status": true}
+	requiredOutbox = map[string]bool{"table": true, "id": true, "payload": true}
 	requiredJobs   = map[string]bool{"table": true, "id": true, "queue": true, "status": true}
 	integerColumns = map[string]bool{"attempts": true}
 	timeColumns    = map[string]bool{"available_at": true, "locked_until": true, "published_at": true, "created_at": true}
-	integerTypes   = map[string]bool{"tinyint": true, "smallint": true, "mediumint": true, "int": true, "integer": true, "bigint": true}
-	timeTypes      = map[string]bool{"datetime": true, "timestamp": true}
+	// requiredWithJobs and requiredWithWords are required besides
+	// requiredOutbox with a jobs table, and in the status-word form.
+	requiredWithJobs  = map[string]bool{"event_type": true, "aggregate_id": true}
+	requiredWithWords = map[string]bool{"status": true}
+	integerTypes      = map[string]bool{"tinyint": true, "smallint": true, "mediumint": true, "int": true, "integer": true, "bigint": true}
+	timeTypes         = map[string]bool{"datetime": true, "timestamp": true}
 )
 
-const schemaFix = `write schema: reference, or a mapping with ddl, outbox, jobs, outbox_status and job_status`
+const schemaFix = `write schema: reference, or a mapping with ddl, outbox, and outbox_status or states (and jobs with job_status when there is a jobs table)`
 
 func (l *loader) schema(n *yaml.Node) schema.Mapping {
 	switch {
@@ -62,21 +70,42 @@ func (l *loader) schema(n *yaml.Node) schema.Mapping {
 		return schema.Mapping{}
 	}
 	before := len(l.ps.list)
-	m := schema.Mapping{Outbox: r.Outbox, Jobs: r.Jobs, OutboxStatus: r.OutboxStatus, JobStatus: r.JobStatus}
+	m := schema.Mapping{Outbox: r.Outbox, Jobs: r.Jobs, OutboxStatus: r.OutboxStatus, JobStatus: r.JobStatus, States: r.States}
 	tables := l.ddl(r.DDL, &m)
 	if tables != nil {
-		l.columns("schema.outbox", reflect.ValueOf(r.Outbox), requiredOutbox, tables)
-		l.columns("schema.jobs", reflect.ValueOf(r.Jobs), requiredJobs, tables)
-		l.autoIncrementID(r.Outbox, tables)
+		l.columns("schema.outbox", reflect.ValueOf(r.Outbox), outboxRequired(r), tables)
+		if r.hasJobs() {
+			l.columns("schema.jobs", reflect.ValueOf(r.Jobs), requiredJobs, tables)
+		}
+		m.Outbox.IDType = l.idType(r.Outbox, tables)
+		l.stateSources(m, tables)
 	}
-	l.words("schema.outbox_status", r.OutboxStatus, outboxCanonical, outboxCanonical)
-	l.words("schema.job_status", r.JobStatus, jobRequired, jobCanonical)
+	if m.StatusWords() {
+		l.words("schema.outbox_status", r.OutboxStatus, outboxCanonical, outboxCanonical)
+	} else if len(r.OutboxStatus) > 0 {
+		l.ps.add("schema.outbox_status", "drop outbox_status: with states, the states say where a message is", "outbox_status and states are both given")
+	}
+	if r.hasJobs() {
+		l.words("schema.job_status", r.JobStatus, jobRequired, jobCanonical)
+	}
 	if len(l.ps.list) == before {
 		if err := m.Validate(); err != nil {
 			l.ps.add("schema", "fix the mapping", "%v", err)
 		}
 	}
 	return m
+}
+
+// outboxRequired is the outbox columns the manifest's shape needs named.
+func outboxRequired(r rawSchema) map[string]bool {
+	out := maps.Clone(requiredOutbox)
+	if r.hasJobs() {
+		maps.Copy(out, requiredWithJobs)
+	}
+	if r.States.IsZero() {
+		maps.Copy(out, requiredWithWords)
+	}
+	return out
 }
 
 // ddl reads the DDL file into m.DDL and returns its tables, or nil.
@@ -155,19 +184,6 @@ func (l *loader) columnType(field, key string, c schemaddl.Column) {
 		l.ps.add(field, "use an integer column (INT) or leave "+key+" out", "column %s is %s; %s must be an integer type", c.Name, c.Type, key)
 	case timeColumns[key] && !timeTypes[c.Type]:
 		l.ps.add(field, "use DATETIME(6) or TIMESTAMP(6), or leave "+key+" out", "column %s is %s; %s must be DATETIME or TIMESTAMP", c.Name, c.Type, key)
-	}
-}
-
-// autoIncrementID checks that the database assigns outbox ids: the workload
-// producer records the id the database gave.
-func (l *loader) autoIncrementID(o schema.Outbox, tables map[string]schemaddl.Table) {
-	t, ok := tables[strings.ToLower(o.Table)]
-	if !ok || o.ID == "" {
-		return
-	}
-	if c, ok := t.Columns[strings.ToLower(o.ID)]; ok && !c.AutoIncrement {
-		l.ps.add("schema.outbox.id", "declare it AUTO_INCREMENT: the harness's producer lets the database assign event ids",
-			"column %s.%s is not AUTO_INCREMENT", t.Name, c.Name)
 	}
 }
 

@@ -1,0 +1,125 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+)
+
+// Sink is where the dispatcher publishes, as the manifest's sink section
+// says: BullMQ (the default), one Redis stream per queue, or one Redis list
+// per queue, and how a message carries its id and payload.
+type Sink struct {
+	Kind string // history.SinkBullMQ, SinkStream or SinkList
+	// MessageID is the stream entry's field, or the list element's JSON key,
+	// holding the message id ("" when messages carry none: they are matched
+	// by the payload's jobId alone).
+	MessageID string
+	// Payload is the field or JSON key holding the payload ("" for a list
+	// element that is the payload, or a stream whose fields are searched).
+	Payload string
+}
+
+var sinkKinds = map[string]string{"": history.SinkBullMQ, "bullmq": history.SinkBullMQ,
+	"redis-stream": history.SinkStream, "redis-list": history.SinkList}
+
+// sinkShape checks the sink's kind and its message fields.
+func (l *loader) sinkShape(r rawSink) Sink {
+	kind, ok := sinkKinds[r.Kind]
+	if !ok {
+		l.ps.add("sink.kind", "use bullmq, redis-stream or redis-list", "sink kind %q is not known", r.Kind)
+	}
+	s := Sink{Kind: kind, MessageID: strings.TrimSpace(r.MessageID), Payload: strings.TrimSpace(r.Payload)}
+	if kind == history.SinkBullMQ {
+		if s.MessageID != "" || s.Payload != "" {
+			l.ps.add("sink.message_id", "drop message_id and payload: a BullMQ job's id is its jobId and its payload is its data",
+				"message_id and payload are for redis-stream and redis-list sinks")
+		}
+		return s
+	}
+	if r.Prefix != "" {
+		l.ps.add("sink.prefix", "drop prefix: a "+r.Kind+" sink uses each queue name as its key", "prefix is for BullMQ sinks")
+	}
+	return s
+}
+
+// delivery checks the delivery promise.
+func (l *loader) delivery(d string) string {
+	switch d {
+	case "", "exactly-once-effect":
+		return history.DeliveryExactlyOnce
+	case history.DeliveryAtLeastOnce:
+		return history.DeliveryAtLeastOnce
+	}
+	l.ps.add("delivery", "use exactly-once-effect (the default: each job created once) or at-least-once (duplicates under the message's own id are allowed)",
+		"delivery %q is not known", d)
+	return history.DeliveryExactlyOnce
+}
+
+// producerCommand is the team's own write path: a command and the
+// variables it gets on top of the contract's.
+type producerCommand struct {
+	command
+	env []envEntry
+}
+
+// producer checks the producer command: like start, its args and env may
+// name the contract's variables.
+func (l *loader) producer(r *rawProducer, hasBuild bool) *producerCommand {
+	p := &producerCommand{command: command{dir: l.directory("producer.dir", r.Dir)}}
+	p.program = l.program("producer.command", r.Command, p.dir, hasBuild)
+	for i, arg := range r.Args {
+		p.args = append(p.args, checkText(l.ps, startScope(), fmt.Sprintf("producer.args[%d]", i), arg))
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Env)) {
+		field := "producer.env." + k
+		if !validEnvName(k) {
+			l.ps.add(field, "use letters, digits and '_', not starting with a digit", "%q is not an environment variable name", k)
+			continue
+		}
+		p.env = append(p.env, envEntry{key: k, value: checkText(l.ps, startScope(), field, r.Env[k])})
+	}
+	return p
+}
+
+// ProducerSpec is how to start the team's producer command with the
+// contract variables contract (its database DSN and URL direct, not through
+// the fault proxy); ok is false when the manifest names none and the
+// harness's own producer writes the events.
+func (a *Adapter) ProducerSpec(contract map[string]string) (spec supervisor.Spec, ok bool, err error) {
+	if a.producer == nil {
+		return supervisor.Spec{}, false, nil
+	}
+	a.mu.Lock()
+	work := a.workDir
+	a.mu.Unlock()
+	if work == "" {
+		return supervisor.Spec{}, true, errors.New("manifest adapter " + a.name + ": Prepare has not run: call it before starting the producer")
+	}
+	vars := maps.Clone(contract)
+	if vars == nil {
+		vars = map[string]string{}
+	}
+	vars[VarWorkDir], vars[VarManifestDir] = work, a.dir
+	env := maps.Clone(contract)
+	for _, e := range a.producer.env {
+		env[e.key] = e.value.expand(vars)
+	}
+	return supervisor.Spec{Path: a.producer.resolve(vars), Args: a.producer.expandArgs(vars), Dir: a.producer.dir,
+		Env: supervisor.HarnessEnviron(env)}, true, nil
+}
+
+// SinkKind is the sink's kind (history.SinkBullMQ, SinkStream, SinkList).
+func (a *Adapter) SinkKind() string { return a.sink.Kind }
+
+// SinkShape is the sink section as checked.
+func (a *Adapter) SinkShape() Sink { return a.sink }
+
+// Delivery is the delivery promise (history.DeliveryExactlyOnce or
+// DeliveryAtLeastOnce).
+func (a *Adapter) Delivery() string { return a.delivery }
