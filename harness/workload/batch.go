@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
 
 // batchRows is how many events one ProduceBatch transaction holds.
@@ -29,7 +31,7 @@ func (p *Producer) ProduceBatch(ctx context.Context, n int) error {
 		}
 		at := time.Now().UTC()
 		for i, ev := range evs {
-			e := ev.event(ids[i])
+			e := p.event(ev, ids[i])
 			e.Produced = at
 			p.cfg.Recorder.AddEvent(e)
 		}
@@ -50,12 +52,21 @@ func (p *Producer) commitBatch(ctx context.Context, evs []planned) ([]int64, err
 		return nil, err
 	}
 	var args []any
+	var cols []string
 	for _, ev := range evs {
-		args = append(args, ev.eventType, ev.jobID, ev.payload, p.words.pending)
+		row := p.row(ev)
+		cols, args = row.cols, append(args, row.vals...)
 	}
-	res, err := tx.ExecContext(ctx, p.outboxInsert(len(evs)), args...)
+	res, err := tx.ExecContext(ctx, p.outboxInsert(cols, len(evs)), args...)
 	if err != nil {
 		return nil, fmt.Errorf("insert outbox rows: %w", err)
+	}
+	if p.cfg.Schema.Outbox.IDType != schema.KeyAuto {
+		ids := make([]int64, len(evs))
+		for i, ev := range evs {
+			ids[i] = ev.num
+		}
+		return ids, tx.Commit()
 	}
 	first, err := res.LastInsertId()
 	if err != nil || first == 0 {
@@ -93,9 +104,14 @@ func (p *Producer) insertJobs(ctx context.Context, tx *sql.Tx, evs []planned) er
 // batchIDs reads back the ids of the rows just inserted. A multi-row INSERT
 // reports its first id only, and with innodb_autoinc_lock_mode=2 (MySQL 8's
 // default) concurrent inserts may interleave, so the ids are matched by
-// aggregate_id (unique per event within a run) from the first id on.
+// aggregate_id (unique per event within a run) from the first id on, in one
+// query; an outbox without aggregate_id is read back row by row, by what
+// finds each event's row again (lookup).
 func (p *Producer) batchIDs(ctx context.Context, tx *sql.Tx, evs []planned, first int64) ([]int64, error) {
 	o := p.cfg.Schema.Outbox
+	if o.AggregateID == "" {
+		return p.lookupIDs(ctx, tx, evs, first)
+	}
 	args := []any{first}
 	for _, ev := range evs {
 		args = append(args, ev.jobID)
@@ -126,6 +142,20 @@ func (p *Producer) batchIDs(ctx context.Context, tx *sql.Tx, evs []planned, firs
 			return nil, fmt.Errorf("read back outbox ids: no row for job %s at id >= %d", ev.jobID, first)
 		}
 		ids[i] = id
+	}
+	return ids, nil
+}
+
+// lookupIDs reads back each event's id by lookup, from the first id on.
+func (p *Producer) lookupIDs(ctx context.Context, tx *sql.Tx, evs []planned, first int64) ([]int64, error) {
+	o := p.cfg.Schema.Outbox
+	ids := make([]int64, len(evs))
+	for i, ev := range evs {
+		cond, arg := p.lookup(ev)
+		q := fmt.Sprintf("SELECT %s FROM %s WHERE %s >= ? AND %s", ident(o.ID), ident(o.Table), ident(o.ID), cond)
+		if err := tx.QueryRowContext(ctx, q, first, arg).Scan(&ids[i]); err != nil {
+			return nil, fmt.Errorf("read back outbox id of job %s at id >= %d: %w", ev.jobID, first, err)
+		}
 	}
 	return ids, nil
 }

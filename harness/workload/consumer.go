@@ -103,7 +103,7 @@ func NewConsumer(cfg ConsumerConfig) (*Consumer, error) {
 		return nil, err
 	}
 	rows := &rowMover{db: cfg.DB}
-	if !cfg.LeaveRows {
+	if !cfg.LeaveRows && cfg.Schema.HasJobs() {
 		rows = newRowMover(cfg.DB, cfg.Schema)
 	}
 	return &Consumer{cfg: cfg, rows: rows}, nil

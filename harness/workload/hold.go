@@ -114,7 +114,7 @@ func (p *Producer) commitHeld(ctx context.Context, tx *sql.Tx, ev planned, id in
 			return err
 		}
 	}
-	e := ev.event(id)
+	e := p.event(ev, id)
 	e.Produced = time.Now().UTC()
 	e.Held = history.Duration(d)
 	e.Committing = sent

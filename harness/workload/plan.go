@@ -26,6 +26,11 @@ type planned struct {
 	jobStatus string // the dispatcher's word for the row's status
 	payload   string
 	aggregate string // the ordering key in the payload; "" without Aggregates
+	// key and messageID are the uuid the producer drew for a shape whose
+	// key or message id it writes (rows.go); zero otherwise.
+	key       [16]byte
+	messageID string
+	num       int64 // its number in the run, from 1
 }
 
 // plan draws the next event from the seeded source. Every random choice is
@@ -34,11 +39,12 @@ func (p *Producer) plan() planned {
 	p.seq++
 	n := p.seq
 	ev := planned{
-		kind:      p.cfg.Mix.draw(p.cfg.Rand),
+		kind:      p.kindFor(p.cfg.Mix.draw(p.cfg.Rand)),
 		eventType: EnqueueEventType,
 		jobID:     fmt.Sprintf("j-%s-%d", p.cfg.RunID, n),
-		hasJob:    true,
+		hasJob:    p.cfg.Schema.HasJobs(),
 		jobStatus: p.words.created,
+		num:       n,
 	}
 	ev.queue = p.cfg.Queues[p.cfg.Rand.IntN(len(p.cfg.Queues))]
 	switch ev.kind {
@@ -58,6 +64,7 @@ func (p *Producer) plan() planned {
 	if k := p.cfg.Aggregates; k > 0 {
 		p.assignAggregate(&ev, (n-1)%int64(k))
 	}
+	p.drawKey(&ev)
 	return ev
 }
 
@@ -91,6 +98,9 @@ func jobPayload(jobID string) string {
 	return `{"jobId":` + string(q) + `}`
 }
 
-func (ev planned) event(id int64) history.Event {
-	return history.Event{ID: id, Type: ev.eventType, JobID: ev.jobID, Queue: ev.queue, Kind: ev.kind, Aggregate: ev.aggregate}
+// event is ev as recorded, with the id the database gave its row (for a
+// key the producer chose, the event's number in the run).
+func (p *Producer) event(ev planned, id int64) history.Event {
+	return history.Event{ID: id, Type: ev.eventType, JobID: ev.jobID, Queue: ev.queue, Kind: ev.kind, Aggregate: ev.aggregate,
+		Row: p.rowKey(ev), MessageID: p.messageIDOf(ev, id)}
 }

@@ -121,14 +121,18 @@ func NewProducer(cfg ProducerConfig) (*Producer, error) {
 	}
 	var w statusWords
 	var err error
-	if w.pending, err = cfg.Schema.Word(history.StatusPending); err != nil {
-		return nil, fmt.Errorf("producer: %w", err)
+	if cfg.Schema.StatusWords() {
+		if w.pending, err = cfg.Schema.Word(history.StatusPending); err != nil {
+			return nil, fmt.Errorf("producer: %w", err)
+		}
 	}
-	if w.created, err = cfg.Schema.JobWord(history.JobCreated); err != nil {
-		return nil, fmt.Errorf("producer: %w", err)
-	}
-	if w.queued, err = cfg.Schema.JobWord(history.JobQueued); err != nil {
-		return nil, fmt.Errorf("producer: %w", err)
+	if cfg.Schema.HasJobs() {
+		if w.created, err = cfg.Schema.JobWord(history.JobCreated); err != nil {
+			return nil, fmt.Errorf("producer: %w", err)
+		}
+		if w.queued, err = cfg.Schema.JobWord(history.JobQueued); err != nil {
+			return nil, fmt.Errorf("producer: %w", err)
+		}
 	}
 	return &Producer{cfg: cfg, words: w}, nil
 }
@@ -172,7 +176,7 @@ func (p *Producer) produce(ctx context.Context, n int, hs *holds) error {
 		if err != nil {
 			return fmt.Errorf("produce event %d of %d (job %s): %w", i+1, n, ev.jobID, err)
 		}
-		e := ev.event(id)
+		e := p.event(ev, id)
 		e.Produced = time.Now().UTC()
 		p.cfg.Recorder.AddEvent(e)
 	}
@@ -242,9 +246,13 @@ func (p *Producer) insertRows(ctx context.Context, tx *sql.Tx, ev planned) (int6
 			return 0, fmt.Errorf("insert jobs row: %w", err)
 		}
 	}
-	res, err := tx.ExecContext(ctx, p.outboxInsert(1), ev.eventType, ev.jobID, ev.payload, p.words.pending)
+	row := p.row(ev)
+	res, err := tx.ExecContext(ctx, p.outboxInsert(row.cols, 1), row.vals...)
 	if err != nil {
 		return 0, fmt.Errorf("insert outbox row: %w", err)
+	}
+	if p.cfg.Schema.Outbox.IDType != schema.KeyAuto {
+		return ev.num, nil
 	}
 	id, err := res.LastInsertId()
 	if err != nil || id == 0 {
@@ -261,13 +269,15 @@ func (p *Producer) jobsInsert(rows int) string {
 		ident(j.ID), ident(j.Queue), ident(j.Status), repeatRows("("+placeholders(3)+")", rows))
 }
 
-// outboxInsert is an INSERT of rows outbox rows (event_type, aggregate_id,
-// payload, status); the database fills in the rest.
-func (p *Producer) outboxInsert(rows int) string {
-	o := p.cfg.Schema.Outbox
-	return fmt.Sprintf("INSERT INTO %s (%s, %s, %s, %s) VALUES %s", ident(o.Table),
-		ident(o.EventType), ident(o.AggregateID), ident(o.Payload), ident(o.Status),
-		repeatRows("("+placeholders(4)+")", rows))
+// outboxInsert is an INSERT of rows outbox rows into cols (row); the
+// database fills in the rest.
+func (p *Producer) outboxInsert(cols []string, rows int) string {
+	quoted := make([]string, len(cols))
+	for i, c := range cols {
+		quoted[i] = ident(c)
+	}
+	return fmt.Sprintf("INSERT INTO %s (%s) VALUES %s", ident(p.cfg.Schema.Outbox.Table), strings.Join(quoted, ", "),
+		repeatRows("("+placeholders(len(cols))+")", rows))
 }
 
 func repeatRows(row string, n int) string {

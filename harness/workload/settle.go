@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
 
 // settleBudget bounds how long the producer waits for MySQL to come back
@@ -19,8 +21,8 @@ import (
 const settleBudget = 90 * time.Second
 
 // settle finishes an event whose transaction lost its connection: once
-// MySQL answers again, the event's outbox row (found by its aggregate id,
-// unique per event) says the COMMIT landed; with no row the transaction was
+// MySQL answers again, the event's outbox row (found by lookup: unique per
+// event) says the COMMIT landed; with no row the transaction was
 // rolled back, and it is written again. A lost connection while settling
 // waits and looks again; any other error is returned.
 func (p *Producer) settle(ctx context.Context, ev planned) (int64, error) {
@@ -46,8 +48,11 @@ func (p *Producer) settle(ctx context.Context, ev planned) (int64, error) {
 func (p *Producer) settleOnce(ctx context.Context, ev planned) (int64, error) {
 	o := p.cfg.Schema.Outbox
 	var id int64
-	err := p.cfg.DB.QueryRowContext(ctx, fmt.Sprintf("SELECT %s FROM %s WHERE %s = ?", ident(o.ID), ident(o.Table), ident(o.AggregateID)), ev.jobID).Scan(&id)
+	cond, arg := p.lookup(ev)
+	err := p.cfg.DB.QueryRowContext(ctx, fmt.Sprintf("SELECT %s FROM %s WHERE %s", p.idSelect(), ident(o.Table), cond), arg).Scan(&id)
 	switch {
+	case err == nil && o.IDType != schema.KeyAuto:
+		return ev.num, nil
 	case err == nil:
 		return id, nil
 	case !errors.Is(err, sql.ErrNoRows):
@@ -94,4 +99,13 @@ const lockConflictAttempts = 5
 func lockConflict(err error) bool {
 	var me *mysql.MySQLError
 	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
+}
+
+// idSelect selects the outbox id as an integer: the database's id, or 0
+// for a key the producer chose (the event's number stands in for it).
+func (p *Producer) idSelect() string {
+	if p.cfg.Schema.Outbox.IDType != schema.KeyAuto {
+		return "0"
+	}
+	return ident(p.cfg.Schema.Outbox.ID)
 }
