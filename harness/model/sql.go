@@ -27,7 +27,6 @@ func (s Store) StatusExpr(m schema.Mapping, col func(string) string) (string, er
 		return col(m.Outbox.Status), nil
 	}
 	var b strings.Builder
-	b.WriteString("CASE")
 	for _, w := range []struct{ pred, status string }{
 		{m.States.Published, history.StatusPublished},
 		{m.States.Failed, history.StatusFailed},
@@ -42,8 +41,10 @@ func (s Store) StatusExpr(m schema.Mapping, col func(string) string) (string, er
 		}
 		fmt.Fprintf(&b, " WHEN (%s) THEN '%s'", p, w.status)
 	}
-	fmt.Fprintf(&b, " ELSE '%s' END", history.StatusPending)
-	return b.String(), nil
+	if b.Len() == 0 {
+		return "'" + history.StatusPending + "'", nil // no predicate: a cursor alone says published
+	}
+	return fmt.Sprintf("CASE%s ELSE '%s' END", b.String(), history.StatusPending), nil
 }
 
 // stateKey is the manifest key of the predicate giving status.

@@ -134,6 +134,11 @@ func colOr(column, fallback string) string {
 	return ident(column)
 }
 
+// ScanOutboxRows reads every outbox row as ScanFinal does.
+func ScanOutboxRows(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.OutboxRow, error) {
+	return scanOutbox(ctx, db, m)
+}
+
 // scanOutbox reads every outbox row: its key as text (Row; ID when it is
 // an integer), its status as the model computes it now, and what else the
 // mapping names. harness/model's DeriveFinal keys them by event.
