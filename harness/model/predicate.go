@@ -14,13 +14,32 @@ type Dialect struct {
 	DoubleQuotedIdent bool
 	// Numbered: placeholders are $1, $2, ... (PostgreSQL), not ?.
 	Numbered bool
+	// JSONText is the SQL for the text of key in the JSON held by the
+	// column reference col.
+	JSONText func(col, key string) string
+	// KeyText is the SQL for the text of a key column: lower-case hex for
+	// a binary key.
+	KeyText func(col string, binary bool) string
 }
 
 // MySQL is the MySQL and MariaDB dialect.
-var MySQL = Dialect{Quote: func(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }}
+var MySQL = Dialect{
+	Quote:    func(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" },
+	JSONText: func(col, key string) string { return "JSON_UNQUOTE(JSON_EXTRACT(" + col + ", '$." + key + "'))" },
+	KeyText: func(col string, binary bool) string {
+		if binary {
+			return "LOWER(HEX(" + col + "))"
+		}
+		return "CAST(" + col + " AS CHAR)"
+	},
+}
 
 // Postgres is the PostgreSQL dialect.
-var Postgres = Dialect{Quote: func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }, DoubleQuotedIdent: true, Numbered: true}
+var Postgres = Dialect{
+	Quote:             func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` },
+	DoubleQuotedIdent: true, Numbered: true,
+	JSONText: func(col, key string) string { return "(" + col + "::jsonb ->> '" + key + "')" },
+}
 
 // Rewrite returns pred with every reference to one of columns replaced by
 // ref(column): a bare word equal to a column's name (any case) that is not

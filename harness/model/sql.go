@@ -111,3 +111,37 @@ func (s Store) placeholders(first, n int) string {
 	}
 	return strings.Join(ps, ", ")
 }
+
+// ClaimedWhere is a WHERE condition (unqualified columns, placeholders from
+// first) that holds for a row a relay holds now; ok is false when the
+// outbox has no claims.
+func (s Store) ClaimedWhere(m schema.Mapping, first int) (cond string, args []any, ok bool, err error) {
+	if m.StatusWords() {
+		for w, c := range m.OutboxStatus {
+			if c == history.StatusProcessing {
+				args = append(args, w)
+			}
+		}
+		return fmt.Sprintf("%s IN (%s)", s.Dialect.Quote(m.Outbox.Status), s.placeholders(first, len(args))), args, true, nil
+	}
+	if m.States.Claimed == "" {
+		return "", nil, false, nil
+	}
+	r, err := Rewrite(m.States.Claimed, s.Columns, s.Dialect, s.Dialect.Quote)
+	return "COALESCE((" + r + "), FALSE)", nil, true, err
+}
+
+// JobExpr is the SQL for an outbox row's job (history.Event.JobID): its
+// aggregate_id where the mapping names one, else the payload's jobId.
+func (s Store) JobExpr(m schema.Mapping) string {
+	if m.Outbox.AggregateID != "" {
+		return s.Dialect.Quote(m.Outbox.AggregateID)
+	}
+	return s.Dialect.JSONText(s.Dialect.Quote(m.Outbox.Payload), "jobId")
+}
+
+// KeyExpr is the SQL for an outbox row's key as text, as the triggers
+// record it (history.Event.Row for a key the producer chose).
+func (s Store) KeyExpr(m schema.Mapping) string {
+	return s.Dialect.KeyText(s.Dialect.Quote(m.Outbox.ID), m.Outbox.IDType == schema.KeyBinary)
+}

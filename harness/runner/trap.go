@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/observe"
+	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
 
@@ -263,50 +266,65 @@ func hitParams(c observe.Creation, instance string, events []string) map[string]
 }
 
 // heldEvents returns the first of jobs whose events instance holds (claimed
-// by it, still processing) and those events' ids. Without a locked_by column
-// in the mapping nothing can be attributed: any job counts, events nil.
+// by it, still claimed) and those events' ids. Without a locked_by column
+// or claims in the mapping nothing can be attributed: any job counts,
+// events nil.
 func (n *Nemesis) heldEvents(ctx context.Context, instance string, jobs []string) (string, []string, bool) {
 	if len(jobs) == 0 || instance == "" {
 		return "", nil, false
 	}
 	m := n.schema
-	if m.Outbox.LockedBy == "" {
+	st := model.Store{Dialect: model.MySQL}
+	claimed, claimArgs, hasClaims, err := st.ClaimedWhere(m, 1)
+	if m.Outbox.LockedBy == "" || !hasClaims || err != nil {
 		return jobs[0], nil, true
 	}
-	var processing []any
-	for w, c := range m.OutboxStatus {
-		if c == history.StatusProcessing {
-			processing = append(processing, w)
-		}
-	}
-	q := fmt.Sprintf("SELECT `%s`, `%s` FROM `%s` WHERE `%s` IN (%s) AND `%s` = ? AND `%s` IN (%s) ORDER BY `%s`",
-		m.Outbox.ID, m.Outbox.AggregateID, m.Outbox.Table, m.Outbox.AggregateID, placeholders(len(jobs)),
-		m.Outbox.LockedBy, m.Outbox.Status, placeholders(len(processing)), m.Outbox.ID)
-	args := make([]any, 0, len(jobs)+1+len(processing))
+	job := st.JobExpr(m)
+	q := fmt.Sprintf("SELECT %s, %s FROM `%s` WHERE %s IN (%s) AND `%s` = ? AND %s ORDER BY `%s`",
+		st.KeyExpr(m), job, m.Outbox.Table, job, placeholders(len(jobs)), m.Outbox.LockedBy, claimed, m.Outbox.ID)
+	args := make([]any, 0, len(jobs)+1+len(claimArgs))
 	for _, j := range jobs {
 		args = append(args, j)
 	}
-	args = append(append(args, instance), processing...)
+	args = append(append(args, instance), claimArgs...)
 	rows, err := n.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return "", nil, false
 	}
 	defer rows.Close()
-	var job string
+	var held string
 	var events []string
 	for rows.Next() {
-		var id, agg string
-		if rows.Scan(&id, &agg) != nil {
+		var key, j string
+		if rows.Scan(&key, &j) != nil {
 			return "", nil, false
 		}
-		if job == "" {
-			job = agg
+		if held == "" {
+			held = j
 		}
-		if agg == job {
-			events = append(events, id)
+		if j == held {
+			events = append(events, n.eventOfRow(key))
 		}
 	}
-	return job, events, rows.Err() == nil && job != ""
+	return held, events, rows.Err() == nil && held != ""
+}
+
+// eventOfRow is the event id of the outbox row with key: the key itself,
+// or the id of the event recorded with it as its Row.
+func (n *Nemesis) eventOfRow(key string) string {
+	if m := n.schema; m.Outbox.IDType == schema.KeyAuto {
+		return key
+	}
+	id := key
+	n.rec.Update(func(run *history.Run) {
+		for _, e := range run.Events {
+			if e.Row == key {
+				id = strconv.FormatInt(e.ID, 10)
+				return
+			}
+		}
+	})
+	return id
 }
 
 func placeholders(k int) string { return strings.TrimSuffix(strings.Repeat("?,", k), ",") }
