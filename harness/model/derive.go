@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
@@ -207,6 +208,11 @@ func imageInt(image json.RawMessage, col string) (int64, error) {
 		return 0, fmt.Errorf("row image: %w", err)
 	}
 	v, ok := row[col]
+	for k, kv := range row {
+		if !ok && strings.EqualFold(k, col) {
+			v, ok = kv, true
+		}
+	}
 	if !ok {
 		return 0, fmt.Errorf("row image has no column %s", col)
 	}
