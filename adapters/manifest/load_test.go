@@ -100,6 +100,19 @@ var badCases = []badCase{
 	{"conventions_negative_bound", "conventions.recoveries.bound", "bound: -5s", "bound -5s is not positive", "a positive duration"},
 	{"conventions_silent_section", "conventions.releases", "releases: {", "conventions.releases says nothing about last_error", "keeps_last_error: true"},
 	{"conventions_unknown_key", "conventions.recoveries.bond", "bond: 12s", `unknown key "bond"`, `did you mean "bound"`},
+	// Outbox shapes (issue 22).
+	{"states_no_published", "schema.states", "states:", "nothing says a message is published", "deleted: published, or cursor"},
+	{"states_two_published", "schema.states", "states:", "published has 2 sources (published, deleted: published)", "keep one"},
+	{"states_comment", "schema.states.published", "published:", "no comments or ';' in a state predicate", "one SQL expression"},
+	{"states_no_column", "schema.states.published", "published:", `"finished = 1" names no column of the outbox table`, "columns: abandoned_at, id"},
+	{"states_with_words", "schema.outbox_status", "outbox_status:", "outbox_status and states are both given", "drop outbox_status"},
+	{"dead_letter_table", "schema.states.dead_letter.table", "dead_letter:", `table "relay_graveyard" is not created by the DDL`, "have: bin_msgs"},
+	{"cursor_column", "schema.states.cursor", "cursor:", `column "acked" is not in table offsets`, "offset_acked"},
+	{"cursor_text_key", "schema.states.cursor", "cursor:", "outbox.id id is not AUTO_INCREMENT", "the database's counter"},
+	{"binary_key_size", "schema.outbox.id", "outbox:", "is binary(8); a binary key must hold a 16-byte uuid", "BINARY(16)"},
+	{"sink_kind", "sink.kind", "kind: kafka", `sink kind "kafka" is not known`, "redis-stream or redis-list"},
+	{"sink_message_id_bullmq", "sink.message_id", "message_id: id", "message_id and payload are for redis-stream and redis-list sinks", "drop message_id"},
+	{"delivery", "delivery", "delivery:", `delivery "exactly-once" is not known`, "at-least-once"},
 }
 
 func TestLoadRejectsEachKindOfMistake(t *testing.T) {

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -89,7 +90,10 @@ func (l *loader) schema(n *yaml.Node) schema.Mapping {
 		l.words("schema.job_status", r.JobStatus, jobRequired, jobCanonical)
 	}
 	if len(l.ps.list) == before {
-		if err := m.Validate(); err != nil {
+		var fe *schema.FieldError
+		if err := m.Validate(); errors.As(err, &fe) {
+			l.ps.add("schema."+fe.Field, fe.Fix, "%s", fe.What)
+		} else if err != nil {
 			l.ps.add("schema", "fix the mapping", "%v", err)
 		}
 	}

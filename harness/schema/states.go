@@ -61,6 +61,14 @@ func (s States) HasFailed() bool {
 	return s.Failed != "" || s.DeadLetter != nil || s.Deleted == DeletedFailed
 }
 
+// FieldError is a mistake in one key of the mapping, with what to do
+// about it (a manifest reports it at that key).
+type FieldError struct {
+	Field, What, Fix string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.What + " (fix: " + e.Fix + ")" }
+
 // validate checks that each state has at most one source and that
 // published has one.
 func (s States) validate(o Outbox) error {
@@ -68,15 +76,17 @@ func (s States) validate(o Outbox) error {
 	failed := nonEmpty(s.Failed != "", "failed", s.Deleted == DeletedFailed, "deleted: failed", s.DeadLetter != nil, "dead_letter")
 	switch {
 	case len(published) == 0:
-		return fmt.Errorf("states: nothing says a message is published: give published (a SQL predicate), deleted: published, or cursor")
+		return &FieldError{"states", "nothing says a message is published",
+			"give published (a SQL predicate over the row), deleted: published, or cursor (an offsets table)"}
 	case len(published) > 1:
-		return fmt.Errorf("states: published has %d sources (%s): keep one", len(published), strings.Join(published, ", "))
+		return &FieldError{"states", fmt.Sprintf("published has %d sources (%s)", len(published), strings.Join(published, ", ")), "keep one"}
 	case len(failed) > 1:
-		return fmt.Errorf("states: failed has %d sources (%s): keep one", len(failed), strings.Join(failed, ", "))
+		return &FieldError{"states", fmt.Sprintf("failed has %d sources (%s)", len(failed), strings.Join(failed, ", ")), "keep one"}
 	case s.Deleted != "" && s.Deleted != DeletedPublished && s.Deleted != DeletedFailed:
-		return fmt.Errorf("states.deleted: %q: use published or failed", s.Deleted)
+		return &FieldError{"states.deleted", fmt.Sprintf("%q is not what a deletion can mean", s.Deleted), "use published or failed"}
 	case o.Status != "":
-		return fmt.Errorf("outbox.status %q with states: a status column says where a message is, or states do; map the words with outbox_status and drop states, or drop status", o.Status)
+		return &FieldError{"outbox.status", fmt.Sprintf("a status column (%s) and states are both given", o.Status),
+			"map its words with outbox_status and drop states, or drop status"}
 	}
 	if c := s.Cursor; c != nil {
 		if err := c.validate(o); err != nil {
@@ -84,7 +94,7 @@ func (s States) validate(o Outbox) error {
 		}
 	}
 	if d := s.DeadLetter; d != nil && (strings.TrimSpace(d.Table) == "" || strings.TrimSpace(d.ID) == "") {
-		return fmt.Errorf("states.dead_letter: name its table and the column holding the outbox row's id (id)")
+		return &FieldError{"states.dead_letter", "its table or id column is missing", "name its table and the column holding the outbox row's id (id)"}
 	}
 	return nil
 }
@@ -92,11 +102,13 @@ func (s States) validate(o Outbox) error {
 func (c Cursor) validate(o Outbox) error {
 	switch {
 	case strings.TrimSpace(c.Table) == "" || strings.TrimSpace(c.Column) == "":
-		return fmt.Errorf("states.cursor: name the offsets table and the column holding the last id passed")
+		return &FieldError{"states.cursor", "its table or column is missing", "name the offsets table and the column holding the last id passed"}
 	case (c.GroupColumn == "") != (c.Group == ""):
-		return fmt.Errorf("states.cursor: group_column and group go together: name the column of the consumer group and the group the relay uses, or neither")
+		return &FieldError{"states.cursor", "group_column and group go together",
+			"name the column of the consumer group and the group the relay uses, or neither"}
 	case o.IDType != KeyAuto:
-		return fmt.Errorf("states.cursor: outbox.id %s is not AUTO_INCREMENT: a cursor passes ids in order, so the id must be the database's counter", o.ID)
+		return &FieldError{"states.cursor", fmt.Sprintf("outbox.id %s is not AUTO_INCREMENT", o.ID),
+			"a cursor passes ids in order, so the outbox id must be the database's counter"}
 	}
 	return nil
 }
