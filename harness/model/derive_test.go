@@ -82,8 +82,8 @@ func TestDeriveCursorPassesCommittedIDsOnce(t *testing.T) {
 		{Seq: 1, Table: history.TableOutbox, Key: "1", Op: "insert", At: at(0), NewStatus: "pending"},
 		{Seq: 2, Table: history.TableOutbox, Key: "2", Op: "insert", At: at(1), NewStatus: "pending"},
 		{Seq: 3, Table: history.TableOutbox, Key: "3", Op: "insert", At: at(2), NewStatus: "pending"},
-		offsetWrite(4, 100, "g", 3),  // passes 2 before its COMMIT: skipped for good
-		offsetWrite(5, 200, "g", 2),  // a cursor moving back publishes nothing
+		offsetWrite(4, 100, "g", 3),   // passes 2 before its COMMIT: skipped for good
+		offsetWrite(5, 200, "g", 2),   // a cursor moving back publishes nothing
 		offsetWrite(6, 900, "g", "3"), // a string offset reads as its number
 	}
 	got, err := Derive(cursorModel(), events, raw)
