@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
@@ -26,7 +27,13 @@ func OutboxModel(a supervisor.Adapter) history.Model {
 	if ma, ok := a.(modelAdapter); ok {
 		sink, delivery = ma.SinkKind(), ma.Delivery()
 	}
-	return model.Caps(a.Schema(), sink, delivery)
+	m := model.Caps(a.Schema(), sink, delivery)
+	if hasProducer(a) && m.Has(history.LackPoison) {
+		// the team's producer writes valid events only
+		m.Lacks = append(m.Lacks, history.LackPoison)
+		sort.Strings(m.Lacks)
+	}
+	return m
 }
 
 // NotApplicable says why scenario s cannot exercise anything on an outbox

@@ -56,7 +56,7 @@ func (r *session) contractEnv(slot string) (map[string]string, error) {
 // load commits the workload while the schedule drives the nemesis.
 func (r *session) load(ctx context.Context) error {
 	s := r.o.Scenario
-	p, err := workload.NewProducer(workload.ProducerConfig{
+	p, err := r.producer(workload.ProducerConfig{
 		DB: r.db, Schema: r.o.Adapter.Schema(), Queues: r.queues, Rate: s.Rate, Mix: s.Mix,
 		Rand: randFrom(r.rng), Recorder: r.rec, RunID: randomHex(3), Aggregates: s.Aggregates, Hold: s.Hold,
 	})

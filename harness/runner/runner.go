@@ -140,6 +140,9 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	if why == "" {
 		why = NotApplicable(o.Scenario, OutboxModel(o.Adapter))
 	}
+	if why == "" && o.Scenario.Hold != (workload.Hold{}) && hasProducer(o.Adapter) {
+		why = "the scenario holds producer transactions open, and the adapter's own producer command commits each event itself"
+	}
 	if why != "" {
 		out.Skipped = why
 		out.Verdict = check.Unknown

@@ -2,6 +2,7 @@ package workload_test
 
 import (
 	"database/sql"
+	"os"
 	"testing"
 
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
@@ -10,7 +11,12 @@ import (
 
 // TestMain fails the package when a producer or a consumer leaves a
 // goroutine running.
-func TestMain(m *testing.M) { localtest.MainNoLeaks(m) }
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(producerModeVar); mode != "" {
+		os.Exit(runTestProducer(mode))
+	}
+	localtest.MainNoLeaks(m)
+}
 
 // referenceDB returns a fresh database holding the contract's schema.
 func referenceDB(t *testing.T) *sql.DB {

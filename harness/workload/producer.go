@@ -112,6 +112,9 @@ type Producer struct {
 	cfg   ProducerConfig
 	words statusWords
 	seq   int64
+	// validOnly makes every event valid (a producer command's, which
+	// writes no poison).
+	validOnly bool
 }
 
 // NewProducer validates cfg and returns a producer.

@@ -119,7 +119,7 @@ func (p *Producer) messageIDOf(ev planned, id int64) string {
 // missing job, a queue outside the allowlist, an illegal jobId all speak of
 // jobs rows), and nothing already queued, so every event is valid.
 func (p *Producer) kindFor(kind string) string {
-	if p.cfg.Schema.HasJobs() {
+	if p.cfg.Schema.HasJobs() && !p.validOnly {
 		return kind
 	}
 	return history.KindValid
