@@ -24,6 +24,11 @@ func gapRun() history.Run {
 			b.run.Events[i].Held = history.Duration(ms(at).Sub(ms(0)))
 		}
 	}
+	for i, tr := range b.run.Transitions {
+		if id, _ := tr.EventID(); held[id] > 0 && tr.Op == "insert" {
+			b.run.Transitions[i].At = ms(50) // a held event's INSERT ran long before its COMMIT
+		}
+	}
 	b.claim(2, "d1", 200).claim(4, "d1", 250).claim(1, "d1", 950).claim(3, "d1", 950).claim(5, "d1", 1100)
 	return b.finish(2000, 3000, true)
 }
@@ -49,4 +54,30 @@ func TestLandingCountsSQLErrorAnswersOnly(t *testing.T) {
 	require.Equal(t, 8, l.Landed, "only the ERR packets sent count, and only the sql-error fault's")
 	require.True(t, l.Met)
 	require.Equal(t, "8 statements answered with a deadlock or lock wait timeout; 5 needed", l.Reason)
+}
+
+// Two instances: a held event counts only when each instance running at
+// its COMMIT had taken a higher id since its insert. An instance that has
+// taken nothing since still reads from an old mark, and picks it up.
+func TestLandingNeedsEveryRunningInstancePastTheGap(t *testing.T) {
+	build := func(d2Claims bool) history.Run {
+		b := newBuilder("commit-order-gaps").start(0, "d1", "d2")
+		b.produce(1, "job-1", history.KindValid, 900).produce(2, "job-2", history.KindValid, 100).produce(3, "job-3", history.KindValid, 120)
+		b.run.Events[0].Committing = ms(900)
+		b.claim(2, "d1", 200)
+		if d2Claims {
+			b.claim(3, "d2", 300)
+		}
+		b.claim(1, "d1", 950)
+		run := b.finish(2000, 3000, true)
+		for i, tr := range run.Transitions {
+			if id, _ := tr.EventID(); id == 1 && tr.Op == "insert" {
+				run.Transitions[i].At = ms(50)
+			}
+		}
+		return run
+	}
+	req := history.Requirement{Fault: history.LandCommitGap, AtLeast: 1}
+	require.Equal(t, 0, require1(t, build(false), req).Landed, "d2 took nothing past event 1 before its commit")
+	require.Equal(t, 1, require1(t, build(true), req).Landed)
 }
