@@ -111,3 +111,17 @@ func (a pgAccount) mayEnter(st os.FileInfo) bool {
 	}
 	return perm&0o001 != 0
 }
+
+// PostgresAccount describes the operating-system account StartPostgres
+// would run the server as for user ("" = the default), or says why there
+// is none.
+func PostgresAccount(user string) (string, error) {
+	a, err := postgresAccount(user)
+	if err != nil {
+		return "", err
+	}
+	if a.cred == nil {
+		return a.name + " (this process's user)", nil
+	}
+	return fmt.Sprintf("%s (uid %d: initdb and postgres refuse to run as root)", a.name, a.uid), nil
+}
