@@ -237,7 +237,7 @@ func cmdReport(ctx context.Context, args []string) int {
 func cmdDoctor(ctx context.Context, args []string) int {
 	fs := newFlags("doctor")
 	adapter := fs.String("adapter", "", "also validate this `ADAPTER`: reference, mutant:NAME, or a manifest file")
-	if err := parse(fs, "doctor [--adapter A]\n\nsays which environment will be used, the versions found and what to install", args); err != nil {
+	if err := parse(fs, "doctor [--adapter A]\n\nsays which environment will be used, which PostgreSQL an adapter whose store is PostgreSQL\nwould get, the versions found and what to install", args); err != nil {
 		return fail(err)
 	}
 	if fs.NArg() > 0 {

@@ -34,7 +34,7 @@ commands:
   chaos   [--scenario a,b] [--adapter A] [--seed N] [--out DIR] [--shard i/n]  run the catalog, or the scenarios named
   list                                                                        print the scenario catalog
   report  DIR                                                                 re-check a stored run and re-render it
-  doctor  [--adapter A]                                                       say which environment will be used
+  doctor  [--adapter A]                                                       say which environments will be used, what is missing
   init    (--dsn DSN | --ddl FILE) [--out FILE] [--start CMD] [--force]       draft a manifest from your schema (reads only)
   bench   [--out DIR] [--quick] [--long]                                      throughput and latency beside the seeds' designs
 

@@ -45,6 +45,7 @@ type containerEnv struct {
 	redis     *tcredis.RedisContainer
 	mysqlAddr string
 	redisAddr string
+	pg        postgresPart
 }
 
 var _ Env = (*containerEnv)(nil)
@@ -60,7 +61,7 @@ func openContainers(ctx context.Context, cfg Config) (*containerEnv, error) {
 		ctx, cancel = context.WithTimeout(ctx, containerStartTimeout)
 		defer cancel()
 	}
-	e := &containerEnv{}
+	e := &containerEnv{pg: postgresPart{cfg: cfg}}
 	if err := e.start(ctx, cfg); err != nil {
 		return nil, errors.Join(err, e.Close())
 	}
@@ -162,14 +163,25 @@ func (e *containerEnv) RedisAddr() string {
 }
 func (e *containerEnv) RedisDB() int { return 0 }
 func (e *containerEnv) Versions(ctx context.Context) (map[string]string, error) {
-	return versions(ctx, e)
+	return versions(ctx, e, &e.pg)
 }
-func (e *containerEnv) MySQL() Control { return &containerControl{env: e, c: e.mysql} }
-func (e *containerEnv) Redis() Control { return &containerControl{env: e, c: e.redis} }
+func (e *containerEnv) Postgres(ctx context.Context) (*Postgres, error) {
+	return e.pg.get(ctx)
+}
+func (e *containerEnv) MySQL() Control { return &containerControl{c: e.mysql, ready: e.afterStart} }
+func (e *containerEnv) Redis() Control { return &containerControl{c: e.redis, ready: e.afterStart} }
 
-// Close terminates both containers.
+// afterStart re-reads the mapped ports and waits until both servers answer.
+func (e *containerEnv) afterStart(ctx context.Context) error {
+	if err := e.refreshAddrs(ctx); err != nil {
+		return err
+	}
+	return e.waitReady(ctx)
+}
+
+// Close terminates the containers.
 func (e *containerEnv) Close() error {
-	var errs []error
+	errs := []error{e.pg.close()}
 	if e.mysql != nil {
 		errs = append(errs, testcontainers.TerminateContainer(e.mysql))
 	}
@@ -180,10 +192,11 @@ func (e *containerEnv) Close() error {
 }
 
 // containerControl stops and starts one container. Kill is a stop with no
-// grace period (SIGKILL right after SIGTERM).
+// grace period (SIGKILL right after SIGTERM); ready runs after each start
+// (it re-reads the mapped port and waits for the server).
 type containerControl struct {
-	env *containerEnv
-	c   testcontainers.Container
+	c     testcontainers.Container
+	ready func(ctx context.Context) error
 }
 
 func (c *containerControl) Kill() error {
@@ -200,10 +213,7 @@ func (c *containerControl) Start(ctx context.Context) error {
 	if err := c.c.Start(ctx); err != nil {
 		return fmt.Errorf("start container: %w", err)
 	}
-	if err := c.env.refreshAddrs(ctx); err != nil {
-		return err
-	}
-	return c.env.waitReady(ctx)
+	return c.ready(ctx)
 }
 
 func (c *containerControl) Restart(ctx context.Context) error {

@@ -1,4 +1,5 @@
-// Package env selects and opens the MySQL and Redis servers a chaos run uses.
+// Package env selects and opens the MySQL and Redis servers a chaos run
+// uses, and the PostgreSQL server of a run whose store is PostgreSQL.
 //
 // # Environments
 //
@@ -38,7 +39,50 @@
 // redis-server are found; else testcontainers when a Docker daemon answers
 // within a few seconds; else an error naming what to install. An explicit
 // Kind skips the probing (and ignores the DSN and URL unless it is
-// "external"). Doctor prints the same decision with the facts behind it.
+// "external"). Doctor prints the same decision with the facts behind it,
+// and the PostgreSQL decision below (a missing PostgreSQL is said, not an
+// error: only an adapter whose store is PostgreSQL needs it).
+//
+// # PostgreSQL, on demand
+//
+// Env.Postgres opens the environment's PostgreSQL on its first call and
+// returns the same *Postgres on every later one; Close closes it with the
+// other servers. Open starts none, so a MySQL run never pays for it: the
+// runner asks for it only when the adapter's store is PostgreSQL. Its kind
+// is chosen like the environment's, separately:
+//
+//   - an explicit Kind is used as it is (external then needs
+//     OUTBOXCHAOS_POSTGRES_DSN);
+//   - auto: external when OUTBOXCHAOS_POSTGRES_DSN is set; else local when
+//     postgres and initdb are found (PATH, else /usr/lib/postgresql/*/bin)
+//     and, when the harness runs as root, the postgres user exists (initdb
+//     and postgres refuse root; see package localenv); else testcontainers
+//     when a Docker daemon answers; else an error naming what to install.
+//
+// local is a private server of package localenv (superuser "postgres"
+// without a password; its Control kills it with all its backends and
+// restarts it on the same port with the same data, so crash recovery runs).
+// external is the server of OUTBOXCHAOS_POSTGRES_DSN, a postgres:// URL or
+// a key=value DSN (libpq's PG* variables and password file fill in what it
+// leaves out, as pgx reads them); its role must be a superuser or have
+// CREATEDB (CREATEROLE too for CreateRole), the server must be 13 or newer,
+// and the harness connects without TLS (the fault proxy reads the wire
+// protocol), so sslmode=require and verify-* are refused, as are a Unix
+// socket and several hosts; Open registers its password with package
+// redact, and Control is nil. testcontainers runs postgres:16 with a random
+// superuser password, the module's fsync=off replaced by the durable
+// defaults; its Control stops and starts the container, and Docker may map
+// a new port (RestartInPlace says so).
+//
+// On any kind the harness makes what a run needs through the admin role:
+// CreateDatabase and DropDatabase (WITH (FORCE): sessions still connected
+// are ended), and CreateRole, a login role with a password and every
+// privilege a dispatcher needs in the run's database (connect, schema
+// public, its tables and sequences, present and future), whose current_user
+// the history records as the writer; DropRole removes it. Each call opens a
+// connection of its own, so a server restart leaves no stale pool. URL,
+// URLVia (at a fault-proxy link) and RoleURL give sslmode=disable URLs for
+// pgx and its database/sql driver "pgx".
 //
 // All DSNs an environment returns are admin DSNs for the Go driver with
 // parseTime=true, loc=UTC and multiStatements=true, connecting directly (not

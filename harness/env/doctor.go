@@ -23,6 +23,9 @@ func doctorTools(p probes) []tool {
 		{"mariadb-install-db", p.installer, nil},
 		{"redis-server", p.redis, []string{"--version"}},
 		{"node", p.node, []string{"--version"}},
+		{"postgres", p.pgServer, []string{"--version"}},
+		{"initdb", p.pgInitdb, []string{"--version"}},
+		{"postgres account", p.pgAccount, nil},
 	}
 }
 
@@ -35,9 +38,12 @@ func findNode() (string, error) {
 	return p, nil
 }
 
-// Doctor writes which environment Open would use and why, the binaries it
-// found with their versions, whether a Docker daemon answers, and what to
-// install when nothing fits. It returns the selection error, if any.
+// Doctor writes which environment Open would use and why, which one
+// Env.Postgres would open, the binaries it found with their versions (and
+// the account a local PostgreSQL runs as), whether a Docker daemon answers,
+// and what to install when nothing fits. It returns the selection error of
+// the MySQL and Redis environment, if any: PostgreSQL is needed only by an
+// adapter whose store is PostgreSQL, so a missing one is said, not an error.
 func Doctor(ctx context.Context, cfg Config, w io.Writer) error {
 	return doctor(ctx, cfg, w, systemProbes())
 }
@@ -45,8 +51,9 @@ func Doctor(ctx context.Context, cfg Config, w io.Writer) error {
 func doctor(ctx context.Context, cfg Config, w io.Writer, p probes) error {
 	out := &errWriter{w: w}
 	out.printf("outboxchaos doctor\n")
-	out.printf("config: %s=%q %s=%s %s=%s %s=%q\n", EnvKind, cfg.Kind,
-		EnvMySQLDSN, presence(cfg.MySQLDSN), EnvRedisURL, presence(cfg.RedisURL), EnvMySQLImage, cfg.MySQLImage)
+	out.printf("config: %s=%q %s=%s %s=%s %s=%q %s=%s\n", EnvKind, cfg.Kind,
+		EnvMySQLDSN, presence(cfg.MySQLDSN), EnvRedisURL, presence(cfg.RedisURL), EnvMySQLImage, cfg.MySQLImage,
+		EnvPostgresDSN, presence(cfg.PostgresDSN))
 	out.printf("tools:\n")
 	for _, t := range doctorTools(p) {
 		out.printf("  %-20s %s\n", t.name+":", describeTool(ctx, t))
@@ -60,19 +67,40 @@ func doctor(ctx context.Context, cfg Config, w io.Writer, p probes) error {
 		out.printf("  %-20s not reachable (%v)\n", "docker daemon:", dockerErr)
 	}
 	p.docker = func(context.Context) error { return dockerErr } // asked once above
+	err := doctorMain(ctx, cfg, out, p)
+	doctorPostgres(ctx, cfg, out, p)
+	return errors.Join(err, out.err)
+}
+
+// doctorMain writes the choice of the MySQL and Redis environment and
+// returns its problem.
+func doctorMain(ctx context.Context, cfg Config, out *errWriter, p probes) error {
 	d, err := decide(ctx, cfg, p)
 	if err != nil {
 		out.printf("environment: none\nproblem: %v\n", err)
-		return errors.Join(err, out.err)
+		return err
 	}
 	out.printf("environment: %s\nreason: %s\n", d.Kind, d.Reason)
 	if d.Kind == KindExternal {
 		if _, perr := parseExternal(cfg); perr != nil {
 			out.printf("problem: %v\n", perr)
-			return errors.Join(perr, out.err)
+			return perr
 		}
 	}
-	return out.err
+	return nil
+}
+
+// doctorPostgres writes the choice Env.Postgres would make.
+func doctorPostgres(ctx context.Context, cfg Config, out *errWriter, p probes) {
+	d, err := decidePostgres(ctx, cfg, p)
+	if err == nil && d.Kind == KindExternal {
+		_, err = parsePostgresDSN(cfg.PostgresDSN)
+	}
+	if err != nil {
+		out.printf("postgresql environment: none (needed only by an adapter whose store is PostgreSQL)\npostgresql problem: %v\n", err)
+		return
+	}
+	out.printf("postgresql environment: %s (opened only for an adapter whose store is PostgreSQL)\npostgresql reason: %s\n", d.Kind, d.Reason)
 }
 
 // presence hides a DSN or URL (it may hold a password).

@@ -21,6 +21,9 @@ const (
 	EnvMySQLDSN   = "OUTBOXCHAOS_MYSQL_DSN"
 	EnvRedisURL   = "OUTBOXCHAOS_REDIS_URL"
 	EnvMySQLImage = "OUTBOXCHAOS_MYSQL_IMAGE"
+	// EnvPostgresDSN names an external PostgreSQL (a postgres:// URL or a
+	// key=value DSN of a role that may create databases).
+	EnvPostgresDSN = "OUTBOXCHAOS_POSTGRES_DSN"
 )
 
 // DefaultMySQLImage and DefaultRedisImage are the testcontainers images.
@@ -29,16 +32,21 @@ const (
 	DefaultRedisImage = "redis:7"
 )
 
-// Env is a pair of MySQL and Redis servers for one run.
+// Env is a pair of MySQL and Redis servers for one run, and a PostgreSQL
+// server opened on demand.
 type Env interface {
 	Name() string                    // "local", "external", "testcontainers"
 	MySQLAddr() string               // host:port the fault proxy points at (direct, not proxied)
 	MySQLDSN(database string) string // admin Go-driver DSN (parseTime, loc=UTC, multiStatements), direct
 	RedisAddr() string
 	RedisDB() int
-	Versions(ctx context.Context) (map[string]string, error) // {"mysql": "...", "redis": "..."}
+	Versions(ctx context.Context) (map[string]string, error) // {"mysql": "...", "redis": "...", "postgres": "..." once opened}
 	MySQL() Control                                          // nil when MySQL cannot be killed/restarted
 	Redis() Control                                          // likewise
+	// Postgres opens the environment's PostgreSQL on the first call (for an
+	// adapter whose store is PostgreSQL) and returns the same server on
+	// every later call; Close closes it.
+	Postgres(ctx context.Context) (*Postgres, error)
 	Close() error
 }
 
@@ -58,16 +66,19 @@ type Config struct {
 	RedisURL         string // external: redis://host:port/db
 	RedisPersistence bool   // local, testcontainers: Redis with an append-only file
 	MySQLImage       string // testcontainers: a mysql:* or mariadb:* image; "" = mysql:8.4
+	PostgresDSN      string // external PostgreSQL: a postgres:// URL or key=value DSN
 }
 
 // ConfigFromEnv reads OUTBOXCHAOS_ENV, OUTBOXCHAOS_MYSQL_DSN,
-// OUTBOXCHAOS_REDIS_URL and OUTBOXCHAOS_MYSQL_IMAGE.
+// OUTBOXCHAOS_REDIS_URL, OUTBOXCHAOS_MYSQL_IMAGE and
+// OUTBOXCHAOS_POSTGRES_DSN.
 func ConfigFromEnv() Config {
 	return Config{
-		Kind:       strings.TrimSpace(os.Getenv(EnvKind)),
-		MySQLDSN:   strings.TrimSpace(os.Getenv(EnvMySQLDSN)),
-		RedisURL:   strings.TrimSpace(os.Getenv(EnvRedisURL)),
-		MySQLImage: strings.TrimSpace(os.Getenv(EnvMySQLImage)),
+		Kind:        strings.TrimSpace(os.Getenv(EnvKind)),
+		MySQLDSN:    strings.TrimSpace(os.Getenv(EnvMySQLDSN)),
+		RedisURL:    strings.TrimSpace(os.Getenv(EnvRedisURL)),
+		MySQLImage:  strings.TrimSpace(os.Getenv(EnvMySQLImage)),
+		PostgresDSN: strings.TrimSpace(os.Getenv(EnvPostgresDSN)),
 	}
 }
 
@@ -96,6 +107,11 @@ func (c Config) Validate() error {
 	}
 	if _, err := c.mysqlFlavor(); err != nil {
 		return err
+	}
+	if k := c.kind(); c.PostgresDSN != "" && (k == KindAuto || k == KindExternal) {
+		if _, err := parsePostgresDSN(c.PostgresDSN); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -156,7 +156,9 @@ func TestDoctorReportsTheChoice(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, Doctor(ctx, Config{}, &out))
 	s := out.String()
-	for _, want := range []string{"environment: local", "reason: local servers found", "mariadbd:", "redis-server:", "node:", "docker daemon:", "MariaDB"} {
+	for _, want := range []string{"environment: local", "reason: local servers found", "mariadbd:", "redis-server:", "node:", "docker daemon:", "MariaDB",
+		"postgres:", "initdb:", "(PostgreSQL)", "postgres account:", "postgresql environment: local (opened only for an adapter whose store is PostgreSQL)",
+		"postgresql reason: local PostgreSQL found: "} {
 		require.Contains(t, s, want)
 	}
 
@@ -172,17 +174,54 @@ func TestDoctorReportsTheChoice(t *testing.T) {
 }
 
 func TestDoctorSaysWhatToInstall(t *testing.T) {
-	f := &fakeProbes{mariadb: errNoMaria, installer: errNoMaria, redis: errNoRedis, node: errors.New("node not found"), docker: errNoDocker}
+	errNoPG := errors.New("postgres and initdb not found together on PATH: install them with `apt-get install postgresql`")
+	f := &fakeProbes{mariadb: errNoMaria, installer: errNoMaria, redis: errNoRedis, node: errors.New("node not found"), docker: errNoDocker,
+		pgServer: errNoPG, pgInitdb: errNoPG, pgAccount: errors.New(`there is no user "postgres" to run them as`)}
 	var out bytes.Buffer
 	err := doctor(testCtx(t), Config{}, &out, f.probes())
 	require.ErrorContains(t, err, "no environment available")
+	require.NotContains(t, err.Error(), "PostgreSQL", "a missing PostgreSQL is said, not an error")
 	s := out.String()
 	for _, want := range []string{"environment: none", "apt-get install mariadb-server redis-server",
 		"mariadbd:            missing", "redis-server:        missing", "node:                missing",
-		"docker daemon:       not reachable (rootless Docker not found)"} {
+		"docker daemon:       not reachable (rootless Docker not found)",
+		"postgres:            missing: postgres and initdb not found", "initdb:              missing: postgres and initdb not found",
+		`postgres account:    missing: there is no user "postgres"`,
+		"postgresql environment: none (needed only by an adapter whose store is PostgreSQL)\npostgresql problem: no PostgreSQL environment available",
+		"apt-get install postgresql", "or set " + EnvPostgresDSN} {
 		require.Contains(t, s, want)
 	}
 	require.Equal(t, 1, f.dockerCalls, "Docker is asked once")
+}
+
+// The PostgreSQL lines follow the configuration: an external DSN (never
+// printed), an explicit kind, a DSN the harness cannot use.
+func TestDoctorSaysWhichPostgreSQL(t *testing.T) {
+	ctx := testCtx(t)
+	run := func(cfg Config) (string, error) {
+		var out bytes.Buffer
+		f := &fakeProbes{docker: errNoDocker}
+		err := doctor(ctx, cfg, &out, f.probes())
+		return out.String(), err
+	}
+	s, err := run(Config{PostgresDSN: "postgres://app:Pg+Secret9@db:5432/outbox"})
+	require.NoError(t, err)
+	require.Contains(t, s, EnvPostgresDSN+"=(set)")
+	require.Contains(t, s, "postgresql environment: external (opened only for an adapter whose store is PostgreSQL)\npostgresql reason: "+EnvPostgresDSN+" is set\n")
+	require.NotContains(t, s, "Pg+Secret9")
+
+	s, err = run(Config{Kind: KindTestcontainers})
+	require.NoError(t, err)
+	require.Contains(t, s, "postgresql environment: testcontainers (opened only for an adapter whose store is PostgreSQL)\npostgresql reason: chosen by OUTBOXCHAOS_ENV=testcontainers\n")
+
+	s, err = run(Config{Kind: KindExternal, MySQLDSN: "root@tcp(127.0.0.1:1)/", RedisURL: "redis://127.0.0.1:2/0"})
+	require.NoError(t, err, "MySQL and Redis are fine; PostgreSQL is needed only by a PostgreSQL store")
+	require.Contains(t, s, "postgresql environment: none (needed only by an adapter whose store is PostgreSQL)\npostgresql problem: OUTBOXCHAOS_ENV=external needs "+EnvPostgresDSN)
+
+	s, err = run(Config{PostgresDSN: "postgres://app:Pg+Secret9@db:5432/outbox?sslmode=verify-full"})
+	require.ErrorContains(t, err, "requires TLS", "a DSN the harness cannot use is a configuration error")
+	require.Contains(t, s, "postgresql problem: "+EnvPostgresDSN+" requires TLS")
+	require.NotContains(t, s, "Pg+Secret9")
 }
 
 func TestOnlyTheLocalEnvironmentRestartsMySQLInPlace(t *testing.T) {

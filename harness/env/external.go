@@ -24,6 +24,7 @@ type externalEnv struct {
 	redisDB   int
 	redisUser string
 	redisPass string
+	pg        postgresPart
 }
 
 var (
@@ -50,7 +51,8 @@ func parseExternal(cfg Config) (*externalEnv, error) {
 	if ro.Username != "" && ro.Password == "" {
 		return nil, fmt.Errorf("%s names user %q without a password: write redis://%s:PASSWORD@host:port/db, or leave the user out", EnvRedisURL, ro.Username, ro.Username)
 	}
-	return &externalEnv{mysql: mc, redisAddr: ro.Addr, redisDB: ro.DB, redisUser: ro.Username, redisPass: ro.Password}, nil
+	return &externalEnv{mysql: mc, redisAddr: ro.Addr, redisDB: ro.DB, redisUser: ro.Username, redisPass: ro.Password,
+		pg: postgresPart{cfg: cfg}}, nil
 }
 
 // openExternal validates the config and checks both servers answer.
@@ -87,7 +89,10 @@ func (e *externalEnv) RedisDB() int      { return e.redisDB }
 // RedisCredentials are the user and password of the Redis URL ("" without).
 func (e *externalEnv) RedisCredentials() (string, string) { return e.redisUser, e.redisPass }
 func (e *externalEnv) Versions(ctx context.Context) (map[string]string, error) {
-	return versions(ctx, e)
+	return versions(ctx, e, &e.pg)
+}
+func (e *externalEnv) Postgres(ctx context.Context) (*Postgres, error) {
+	return e.pg.get(ctx)
 }
 
 // MySQL is nil: external servers are never killed or restarted.
@@ -96,8 +101,9 @@ func (e *externalEnv) MySQL() Control { return nil }
 // Redis is nil: external servers are never killed or restarted.
 func (e *externalEnv) Redis() Control { return nil }
 
-// Close does nothing: the servers belong to the user.
-func (e *externalEnv) Close() error { return nil }
+// Close closes the PostgreSQL the environment opened, if any: the
+// external servers belong to the user and are left as they are.
+func (e *externalEnv) Close() error { return e.pg.close() }
 
 // String describes the environment without the password.
 func (e *externalEnv) String() string {

@@ -11,6 +11,7 @@ import (
 type localEnv struct {
 	maria *localenv.MariaDB
 	redis *localenv.Redis
+	pg    postgresPart
 }
 
 var _ Env = (*localEnv)(nil)
@@ -30,7 +31,7 @@ func openLocal(ctx context.Context, cfg Config) (*localEnv, error) {
 	if err != nil {
 		return nil, errors.Join(err, m.Close())
 	}
-	return &localEnv{maria: m, redis: r}, nil
+	return &localEnv{maria: m, redis: r, pg: postgresPart{cfg: cfg}}, nil
 }
 
 func (e *localEnv) Name() string      { return KindLocal }
@@ -41,10 +42,15 @@ func (e *localEnv) MySQLDSN(database string) string {
 func (e *localEnv) RedisAddr() string { return e.redis.Addr() }
 func (e *localEnv) RedisDB() int      { return 0 }
 func (e *localEnv) Versions(ctx context.Context) (map[string]string, error) {
-	return versions(ctx, e)
+	return versions(ctx, e, &e.pg)
 }
 func (e *localEnv) MySQL() Control { return e.maria }
 func (e *localEnv) Redis() Control { return e.redis }
+func (e *localEnv) Postgres(ctx context.Context) (*Postgres, error) {
+	return e.pg.get(ctx)
+}
 
-// Close kills both servers and removes their files.
-func (e *localEnv) Close() error { return errors.Join(e.maria.Close(), e.redis.Close()) }
+// Close kills the servers and removes their files.
+func (e *localEnv) Close() error {
+	return errors.Join(e.pg.close(), e.maria.Close(), e.redis.Close())
+}

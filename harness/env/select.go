@@ -25,6 +25,9 @@ type probes struct {
 	redis     func() (string, error)          // redis-server binary
 	docker    func(ctx context.Context) error // nil when a daemon answers
 	node      func() (string, error)          // shown by Doctor only
+	pgServer  func() (string, error)          // postgres
+	pgInitdb  func() (string, error)          // initdb, from postgres's directory
+	pgAccount func() (string, error)          // the account postgres runs as
 }
 
 func systemProbes() probes {
@@ -34,6 +37,9 @@ func systemProbes() probes {
 		redis:     localenv.RedisBinary,
 		docker:    dockerHealth,
 		node:      findNode,
+		pgServer:  pgServerProbe,
+		pgInitdb:  pgInitdbProbe,
+		pgAccount: pgAccountProbe,
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 // fakeProbes reports the given results and counts Docker probes.
 type fakeProbes struct {
 	mariadb, installer, redis, node, docker error
+	pgServer, pgInitdb, pgAccount           error
 	dockerCalls                             int
 	dockerDeadline                          time.Duration
 }
@@ -30,6 +31,9 @@ func (f *fakeProbes) probes() probes {
 		installer: look("/usr/bin/mariadb-install-db", &f.installer),
 		redis:     look("/usr/bin/redis-server", &f.redis),
 		node:      look("/usr/bin/node", &f.node),
+		pgServer:  look("/usr/lib/postgresql/15/bin/postgres", &f.pgServer),
+		pgInitdb:  look("/usr/lib/postgresql/15/bin/initdb", &f.pgInitdb),
+		pgAccount: look("runs as postgres (uid 101: initdb and postgres refuse to run as root)", &f.pgAccount),
 		docker: func(ctx context.Context) error {
 			f.dockerCalls++
 			if dl, ok := ctx.Deadline(); ok {
@@ -96,8 +100,10 @@ func TestConfigFromEnv(t *testing.T) {
 	t.Setenv(EnvMySQLDSN, "root@tcp(127.0.0.1:1)/")
 	t.Setenv(EnvRedisURL, "redis://127.0.0.1:2/3")
 	t.Setenv(EnvMySQLImage, "mariadb:11")
+	t.Setenv(EnvPostgresDSN, " postgres://app@db:5432/x ")
 	cfg := ConfigFromEnv()
-	require.Equal(t, Config{Kind: "local", MySQLDSN: "root@tcp(127.0.0.1:1)/", RedisURL: "redis://127.0.0.1:2/3", MySQLImage: "mariadb:11"}, cfg)
+	require.Equal(t, Config{Kind: "local", MySQLDSN: "root@tcp(127.0.0.1:1)/", RedisURL: "redis://127.0.0.1:2/3", MySQLImage: "mariadb:11",
+		PostgresDSN: "postgres://app@db:5432/x"}, cfg)
 	require.NoError(t, cfg.Validate())
 	flavor, err := cfg.mysqlFlavor()
 	require.NoError(t, err)

@@ -68,8 +68,9 @@ func redisVersion(ctx context.Context, o *redis.Options) (string, error) {
 	return "", fmt.Errorf("INFO server has no redis_version")
 }
 
-// versions asks both servers of e for their version.
-func versions(ctx context.Context, e Env) (map[string]string, error) {
+// versions asks both servers of e for their version, and adds the
+// PostgreSQL server's when pg has opened one.
+func versions(ctx context.Context, e Env, pg *postgresPart) (map[string]string, error) {
 	mv, err := mysqlVersion(ctx, e.MySQLDSN(""))
 	if err != nil {
 		return nil, fmt.Errorf("mysql version at %s: %w", e.MySQLAddr(), err)
@@ -78,7 +79,11 @@ func versions(ctx context.Context, e Env) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redis version at %s: %w", e.RedisAddr(), err)
 	}
-	return map[string]string{"mysql": mv, "redis": rv}, nil
+	v := map[string]string{"mysql": mv, "redis": rv}
+	if pv := pg.version(); pv != "" {
+		v["postgres"] = pv
+	}
+	return v, nil
 }
 
 // waitUntil polls check every 100 ms until it succeeds or ctx ends.

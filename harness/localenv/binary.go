@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -26,6 +28,8 @@ var installHint = map[string]string{
 	"mariadb-install-db": "mariadb-server",
 	"mysql_install_db":   "mariadb-server",
 	"redis-server":       "redis-server",
+	"postgres":           "postgresql",
+	"initdb":             "postgresql",
 }
 
 // searchDirs lists the directories searched for a binary, in order.
@@ -84,3 +88,46 @@ func MariaDBBinary() (string, error) { return FindBinary("mariadbd", "mysqld") }
 
 // RedisBinary returns the redis-server binary.
 func RedisBinary() (string, error) { return FindBinary("redis-server") }
+
+// postgresLibGlob is where Debian installs each PostgreSQL major version's
+// server binaries (not on PATH).
+var postgresLibGlob = "/usr/lib/postgresql/*/bin"
+
+// PostgresBinaries returns the postgres and initdb binaries, taken from one
+// directory so that they are of one version: the first directory on PATH
+// (then /usr/sbin, /usr/local/sbin) holding both, else the newest
+// /usr/lib/postgresql/VERSION/bin holding both. The error names the Debian
+// package to install.
+func PostgresBinaries() (postgres, initdb string, err error) {
+	dirs := searchDirs()
+	if searchPathOverride == "" {
+		dirs = append(dirs, debianPostgresDirs()...)
+	}
+	for _, dir := range dirs {
+		if dir == "" {
+			continue
+		}
+		p, i := filepath.Join(dir, "postgres"), filepath.Join(dir, "initdb")
+		if isExecutable(p) && isExecutable(i) {
+			return p, i, nil
+		}
+	}
+	where := "PATH, /usr/sbin, /usr/local/sbin or " + postgresLibGlob
+	if searchPathOverride != "" {
+		where = searchPathOverride
+	}
+	return "", "", fmt.Errorf("postgres and initdb not found together on %s: install them with `apt-get install postgresql`: %w",
+		where, ErrBinaryNotFound)
+}
+
+// debianPostgresDirs lists the directories of postgresLibGlob, the newest
+// major version first.
+func debianPostgresDirs() []string {
+	dirs, _ := filepath.Glob(postgresLibGlob)
+	major := func(dir string) int {
+		n, _ := strconv.Atoi(filepath.Base(filepath.Dir(dir)))
+		return n
+	}
+	sort.SliceStable(dirs, func(i, j int) bool { return major(dirs[i]) > major(dirs[j]) })
+	return dirs
+}

@@ -3,6 +3,8 @@ package localenv
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,6 +23,43 @@ func TestMissingBinaryNamesDebianPackage(t *testing.T) {
 	require.True(t, errors.Is(err, ErrBinaryNotFound))
 	require.ErrorContains(t, err, "redis-server not found")
 	require.ErrorContains(t, err, "`apt-get install redis-server`")
+
+	_, err = StartPostgres(context.Background(), PostgresOptions{})
+	require.ErrorIs(t, err, ErrBinaryNotFound)
+	require.ErrorContains(t, err, "postgres and initdb not found together")
+	require.ErrorContains(t, err, "`apt-get install postgresql`")
+}
+
+// Without postgres on PATH, the newest Debian version directory that holds
+// both postgres and initdb is used: the two binaries always come from one
+// directory, so they are of one version.
+func TestPostgresBinariesFromDebianDirs(t *testing.T) {
+	lib := t.TempDir()
+	for _, f := range []string{"12/bin/postgres", "12/bin/initdb", "15/bin/postgres", "15/bin/initdb", "16/bin/postgres"} {
+		p := filepath.Join(lib, f)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755))
+	}
+	old := postgresLibGlob
+	postgresLibGlob = filepath.Join(lib, "*", "bin")
+	t.Cleanup(func() { postgresLibGlob = old })
+	t.Setenv("PATH", t.TempDir())
+	if _, err := FindBinary("postgres"); err == nil {
+		t.Skip("postgres is installed in /usr/sbin or /usr/local/sbin, which come before the Debian directories")
+	}
+	pg, initdb, err := PostgresBinaries()
+	require.NoError(t, err)
+	require.Equal(t, filepath.Join(lib, "15", "bin", "postgres"), pg)
+	require.Equal(t, filepath.Join(lib, "15", "bin", "initdb"), initdb)
+
+	onPath := t.TempDir()
+	for _, f := range []string{"postgres", "initdb"} {
+		require.NoError(t, os.WriteFile(filepath.Join(onPath, f), []byte("#!/bin/sh\n"), 0o755))
+	}
+	t.Setenv("PATH", onPath)
+	pg, _, err = PostgresBinaries()
+	require.NoError(t, err)
+	require.Equal(t, filepath.Join(onPath, "postgres"), pg, "PATH comes first")
 }
 
 func TestFindBinaryOnPath(t *testing.T) {

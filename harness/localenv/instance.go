@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -27,16 +28,20 @@ var bindRetryWindow = 10 * time.Second
 
 // serverSpec describes how to run one kind of server.
 type serverSpec struct {
-	kind   string   // "mariadb" or "redis", for messages
+	kind   string   // "mariadb", "redis" or "postgres", for messages
 	bin    string   // absolute path of the server binary
 	dir    string   // the server's temporary directory
 	stdout string   // file receiving stdout and stderr
 	logs   []string // files whose tails explain a failed start
 	args   func(port int) []string
 	ping   func(ctx context.Context, addr string) error
+	// cred runs the server as another user (nil: as this process).
+	cred *syscall.Credential
+	// stopSignal asks the server to shut down (0: SIGTERM).
+	stopSignal syscall.Signal
 }
 
-// instance is the lifecycle shared by MariaDB and Redis: start on a port
+// instance is the lifecycle shared by the servers: start on a port
 // with bind retries, wait until ready, kill, stop, close.
 type instance struct {
 	serverSpec
@@ -125,7 +130,7 @@ func (b *bindError) Unwrap() error { return b.err }
 // process is killed and the error carries the tail of its logs.
 func (in *instance) launch(ctx context.Context) error {
 	offsets := logOffsets(in.logs)
-	p, err := spawn(in.bin, in.args(in.port), in.dir, in.stdout)
+	p, err := spawnAs(in.bin, in.args(in.port), in.dir, in.stdout, in.cred)
 	if err != nil {
 		return fmt.Errorf("start %s: %w", in.kind, err)
 	}
@@ -178,8 +183,8 @@ func (in *instance) kill() error {
 	return nil
 }
 
-// stop sends SIGTERM and waits; SIGKILL follows when ctx ends (or after
-// 30 s without a deadline).
+// stop sends the stop signal and waits; SIGKILL follows when ctx ends (or
+// after 30 s without a deadline).
 func (in *instance) stop(ctx context.Context) error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -188,7 +193,7 @@ func (in *instance) stop(ctx context.Context) error {
 	}
 	ctx, cancel := withDefaultTimeout(ctx, defaultStopTimeout)
 	defer cancel()
-	_, err := in.p.terminate(ctx)
+	_, err := in.p.terminate(ctx, in.stopSignal)
 	if in.p.exited() {
 		in.p = nil
 	}
@@ -198,8 +203,8 @@ func (in *instance) stop(ctx context.Context) error {
 	return nil
 }
 
-// server is the lifecycle MariaDB and Redis share: one local process on a
-// port of its own, with a temporary directory.
+// server is the lifecycle MariaDB, Redis and PostgreSQL share: one local
+// process on a port of its own, with a temporary directory.
 type server struct{ in *instance }
 
 // Addr is "127.0.0.1:PORT".
@@ -214,12 +219,14 @@ func (s server) Dir() string { return s.in.dir }
 // Pid is the process id of the running server, 0 when it is not running.
 func (s server) Pid() int { return s.in.pid() }
 
-// Kill sends SIGKILL and waits for the server to exit; its files (MariaDB's
-// data, Redis's append-only file with Persistence) are kept.
+// Kill sends SIGKILL to the server and every process it forked, and waits
+// for them to exit; its files (MariaDB's and PostgreSQL's data, Redis's
+// append-only file with Persistence) are kept.
 func (s server) Kill() error { return s.in.kill() }
 
-// Stop shuts the server down with SIGTERM, falling back to SIGKILL when ctx
-// ends (after 30 s without a deadline); its files are kept.
+// Stop shuts the server down (SIGTERM; SIGINT, the fast shutdown, for
+// PostgreSQL), falling back to SIGKILL when ctx ends (after 30 s without a
+// deadline); its files are kept.
 func (s server) Stop(ctx context.Context) error { return s.in.stop(ctx) }
 
 // Start runs the server again after Kill or Stop, on the same port with the

@@ -8,7 +8,7 @@ import (
 
 // reservedPorts are the well-known ports of shared servers; a private server
 // never uses them.
-var reservedPorts = map[int]string{3306: "MySQL/MariaDB", 6379: "Redis"}
+var reservedPorts = map[int]string{3306: "MySQL/MariaDB", 5432: "PostgreSQL", 6379: "Redis"}
 
 // handedOut remembers ports this process already chose, so two servers
 // started at the same time never get the same free port.

@@ -19,6 +19,12 @@ type proc struct {
 // spawn starts bin with args in dir, appending stdout and stderr to
 // logPath, and records the pid in dir for the stale-directory sweep.
 func spawn(bin string, args []string, dir, logPath string) (*proc, error) {
+	return spawnAs(bin, args, dir, logPath, nil)
+}
+
+// spawnAs is spawn running the process with cred's user and group (nil:
+// this process's own).
+func spawnAs(bin string, args []string, dir, logPath string, cred *syscall.Credential) (*proc, error) {
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open log %s: %w", logPath, err)
@@ -29,6 +35,7 @@ func spawn(bin string, args []string, dir, logPath string) (*proc, error) {
 	cmd.Stdout = logf
 	cmd.Stderr = logf
 	cmd.SysProcAttr = serverSysProcAttr()
+	cmd.SysProcAttr.Credential = cred
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("exec %s: %w", bin, err)
 	}
@@ -64,17 +71,32 @@ func (p *proc) signalGroup(sig syscall.Signal) error {
 	return nil
 }
 
-// kill sends SIGKILL and waits until the process has exited.
+// kill sends SIGKILL to the process, its group and every server process
+// working under its directory (the backends a postmaster forked into
+// sessions of their own), and waits until the process has exited and the
+// others are gone. The process is stopped first, so it forks nothing new
+// while they are listed: all of them die, as in a crash of the machine.
 func (p *proc) kill() error {
+	if !p.exited() {
+		_ = p.cmd.Process.Signal(syscall.SIGSTOP)
+	}
+	forked := serverProcessesUnder(p.cmd.Dir)
 	err := p.signalGroup(syscall.SIGKILL)
+	for _, pid := range forked {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
 	<-p.done
+	waitGone(forked, staleKillPatience)
 	return err
 }
 
-// terminate sends SIGTERM and waits for exit; when ctx ends first it falls
-// back to SIGKILL. It reports whether the fallback was needed.
-func (p *proc) terminate(ctx context.Context) (killed bool, err error) {
-	if err := p.signalGroup(syscall.SIGTERM); err != nil {
+// terminate sends sig (SIGTERM when 0) and waits for exit; when ctx ends
+// first it falls back to kill. It reports whether the fallback was needed.
+func (p *proc) terminate(ctx context.Context, sig syscall.Signal) (killed bool, err error) {
+	if sig == 0 {
+		sig = syscall.SIGTERM
+	}
+	if err := p.signalGroup(sig); err != nil {
 		return false, err
 	}
 	select {

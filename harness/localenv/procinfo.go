@@ -3,6 +3,7 @@ package localenv
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -68,4 +69,31 @@ func processCommand(pid int) (comm, cmdline, cwd string) {
 func selfStart() uint64 {
 	_, st, _ := procStat(os.Getpid())
 	return st
+}
+
+// serverProcessesUnder lists the live processes that run a server binary
+// (serverComms) with their working directory at or under dir: a server and
+// every process it forked there. PostgreSQL's backends and auxiliary
+// processes start their own sessions and rename themselves, so neither the
+// process group nor the command line finds them; their working directory is
+// the data directory.
+func serverProcessesUnder(dir string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || !processAlive(pid, 0) {
+			continue
+		}
+		comm, _, cwd := processCommand(pid)
+		if serverComms[comm] && within(cwd, dir) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// within reports whether path is dir or lies under it.
+func within(path, dir string) bool {
+	return path != "" && (path == dir || strings.HasPrefix(path, dir+string(filepath.Separator)))
 }

@@ -18,7 +18,7 @@ func sweepStaleOnce() {
 }
 
 // serverComms are the process names the sweep may kill.
-var serverComms = map[string]bool{"mariadbd": true, "mysqld": true, "redis-server": true}
+var serverComms = map[string]bool{"mariadbd": true, "mysqld": true, "redis-server": true, "postgres": true}
 
 // sweepStale removes outboxchaos-* directories under root whose owner
 // process is dead, killing their server first. It returns the directories
@@ -42,21 +42,34 @@ func sweepStale(root string) []string {
 
 // killStaleServer SIGKILLs the server recorded in dir if it still runs, is a
 // server binary and works in dir (its working directory or command line is
-// under dir, so a recycled pid is never killed), then waits up to 5 s for it
-// to go. Redis rewrites its command line, hence the working directory.
+// under dir, so a recycled pid is never killed), and every other server
+// process working under dir (PostgreSQL's backends), then waits up to 5 s
+// for them to go. Redis rewrites its command line, hence the working
+// directory.
 func killStaleServer(dir string) {
-	pid := readServerPid(dir)
-	if !processAlive(pid, 0) {
-		return
+	var pids []int
+	if pid := readServerPid(dir); processAlive(pid, 0) {
+		comm, cmdline, cwd := processCommand(pid)
+		if serverComms[comm] && (strings.Contains(cmdline, dir) || within(cwd, dir)) {
+			pids = append(pids, pid)
+		}
 	}
-	comm, cmdline, cwd := processCommand(pid)
-	inDir := strings.Contains(cmdline, dir) || cwd == dir || strings.HasPrefix(cwd, dir+string(filepath.Separator))
-	if !serverComms[comm] || !inDir {
-		return
+	pids = append(pids, serverProcessesUnder(dir)...)
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
-	deadline := time.Now().Add(5 * time.Second)
-	for processAlive(pid, 0) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+	waitGone(pids, staleKillPatience)
+}
+
+// staleKillPatience is how long a SIGKILLed server process gets to go.
+const staleKillPatience = 5 * time.Second
+
+// waitGone polls until none of pids is alive or patience has passed.
+func waitGone(pids []int, patience time.Duration) {
+	deadline := time.Now().Add(patience)
+	for _, pid := range pids {
+		for processAlive(pid, 0) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 }

@@ -94,3 +94,27 @@ func TestOwnerFileRoundTrip(t *testing.T) {
 	require.Equal(t, os.Getpid(), o.pid)
 	require.True(t, processAlive(o.pid, o.start))
 }
+
+// A PostgreSQL server whose owner died (a harness on a system without the
+// parent-death signal) is killed by the sweep with every backend and
+// auxiliary process it forked, none of which names the directory on its
+// command line.
+func TestSweepKillsAStalePostgresAndItsBackends(t *testing.T) {
+	root, err := os.MkdirTemp("", "localenv-sweep-")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	require.NoError(t, os.Chmod(root, 0o755)) // the postgres user works below it
+	t.Setenv("TMPDIR", root)
+	p := started(t, StartPostgres, PostgresOptions{})
+	db := openPG(t, p.URL(""))
+	require.NoError(t, db.Ping()) // a backend too
+	forked := serverProcessesUnder(p.Dir())
+	require.Greater(t, len(forked), 2)
+	writeOwner(t, p.Dir(), deadPid(t), 0)
+
+	require.Equal(t, []string{p.Dir()}, sweepStale(root))
+	for _, pid := range forked {
+		require.False(t, processAlive(pid, 0), "postgres process %d outlived the sweep", pid)
+	}
+	require.NoDirExists(t, p.Dir())
+}

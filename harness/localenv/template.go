@@ -41,34 +41,42 @@ func templateCacheRoot() string {
 // mariadbTemplate returns a directory whose "data" subdirectory is a freshly
 // initialised MariaDB data directory for bin, building it on first use.
 func mariadbTemplate(ctx context.Context, bin string) (string, error) {
-	key, err := templateKey(bin)
+	key, err := templateKey(templateFormat, bin)
 	if err != nil {
 		return "", err
 	}
+	return cachedTemplate("mariadb-template-"+key, func(root, final string) error {
+		return buildTemplate(ctx, bin, root, final)
+	})
+}
+
+// cachedTemplate returns the template directory name under the cache root,
+// having build make it (in root, renamed to final) when it is not there.
+func cachedTemplate(name string, build func(root, final string) error) (string, error) {
 	templates.Lock()
 	defer templates.Unlock()
-	if dir, ok := templates.dirs[key]; ok {
+	if dir, ok := templates.dirs[name]; ok {
 		return dir, nil
 	}
 	root := templateCacheRoot()
-	final := filepath.Join(root, "mariadb-template-"+key)
+	final := filepath.Join(root, name)
 	if _, err := os.Stat(filepath.Join(final, templateMarker)); err != nil {
-		if err := buildTemplate(ctx, bin, root, final); err != nil {
+		if err := build(root, final); err != nil {
 			return "", err
 		}
 	}
-	templates.dirs[key] = final
+	templates.dirs[name] = final
 	return final, nil
 }
 
 // templateKey identifies the server binary (path, size, mtime) and the
-// install settings.
-func templateKey(bin string) (string, error) {
+// install settings (format).
+func templateKey(format, bin string) (string, error) {
 	st, err := os.Stat(bin)
 	if err != nil {
 		return "", fmt.Errorf("stat %s: %w", bin, err)
 	}
-	h := sha256.Sum256([]byte(fmt.Sprintf("%s|%s|%d|%d|%d", templateFormat, bin, st.Size(), st.ModTime().UnixNano(), os.Getuid())))
+	h := sha256.Sum256([]byte(fmt.Sprintf("%s|%s|%d|%d|%d", format, bin, st.Size(), st.ModTime().UnixNano(), os.Getuid())))
 	return hex.EncodeToString(h[:8]), nil
 }
 
@@ -82,6 +90,15 @@ func buildTemplate(ctx context.Context, bin, root, final string) error {
 	if err != nil {
 		return err
 	}
+	return installTemplate(root, final, bin, func(scratch string) error {
+		return runInstaller(ctx, installer, bin, scratch)
+	})
+}
+
+// installTemplate has fill write a template into a scratch directory of
+// root, marks it complete (naming bin) and renames it to final; a
+// concurrent builder that wins the rename is fine.
+func installTemplate(root, final, bin string, fill func(scratch string) error) error {
 	removeStaleScratch(root)
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return fmt.Errorf("create template cache %s: %w", root, err)
@@ -91,7 +108,7 @@ func buildTemplate(ctx context.Context, bin, root, final string) error {
 		return fmt.Errorf("create template scratch dir: %w", err)
 	}
 	defer os.RemoveAll(scratch)
-	if err := runInstaller(ctx, installer, bin, scratch); err != nil {
+	if err := fill(scratch); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(scratch, templateMarker), []byte(bin+"\n"), 0o644); err != nil {

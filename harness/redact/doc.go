@@ -6,10 +6,13 @@
 // String removes two kinds of secret:
 //
 //   - Passwords by shape: the password of every URL with userinfo
-//     (redis://user:pass@host), of every Go MySQL DSN (user:pass@tcp(host)/db,
-//     user:pass@unix(...)/db, user:pass@/db), of password parameters
-//     (password=..., MYSQL_PWD=..., "password":"...", requirepass ...) and of
-//     --password style flags. It errs on the side of removing too much: text
+//     (redis://user:pass@host, postgres://user:pass@host/db), of every Go
+//     MySQL DSN (user:pass@tcp(host)/db, user:pass@unix(...)/db,
+//     user:pass@/db), of password parameters (password=..., MYSQL_PWD=...,
+//     PGPASSWORD=..., "password":"...", requirepass ..., a URL's
+//     ?password=...), quoted values whole (libpq's key=value DSNs write
+//     password='a b\'c'; a shell's PGPASSWORD="a b"), and of --password
+//     style flags. It errs on the side of removing too much: text
 //     that looks like a password goes. The shell's PWD and OLDPWD (working
 //     directories, printed by every `env`) are the exception.
 //   - Passwords known to the process: Register records the passwords of the

@@ -87,14 +87,41 @@ func contains(list []string, s string) bool {
 // (URL userinfo, MySQL DSN, password parameters and flags), in order.
 func Passwords(s string) []string {
 	var out []string
+	add := func(p string) {
+		if p != "" && p != Mask && !contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	for _, m := range quotedPassword.FindAllStringSubmatch(s, -1) {
+		if !workingDirs.MatchString(m[1]) {
+			add(unquote(m[2] + m[3]))
+		}
+	}
+	// The other shapes read what is left once quoted values are masked, so
+	// that none of them takes a quoted value's first word for it.
+	rest := quotedPassword.ReplaceAllStringFunc(s, maskQuoted)
 	for _, re := range []interface {
 		FindAllStringSubmatch(string, int) [][]string
 	}{urlUserinfo, mysqlDSN, passwordParam, passwordFlag} {
-		for _, m := range re.FindAllStringSubmatch(s, -1) {
-			if p := m[2]; p != "" && p != Mask && !contains(out, p) {
-				out = append(out, p)
-			}
+		for _, m := range re.FindAllStringSubmatch(rest, -1) {
+			add(m[2])
 		}
 	}
 	return out
+}
+
+// unquote undoes the backslash escapes of a quoted value (libpq's
+// key=value DSNs write a quote in a value as \' and a backslash as \\).
+func unquote(v string) string {
+	if !strings.Contains(v, `\`) {
+		return v
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) {
+			i++
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
 }

@@ -15,6 +15,9 @@ var (
 	// Go MySQL DSN: user:password@tcp(host)/db, user:password@unix(...)/db,
 	// user:password@/db.
 	mysqlDSN = regexp.MustCompile(`([^\s"'=:@/()<>]*):([^\s"'<>]+)@(\w*\(|/)`)
+	// password='...', PGPASSWORD="...", "password": "...": a quoted value,
+	// which may hold spaces and escaped quotes (libpq's key=value DSNs).
+	quotedPassword = regexp.MustCompile(`(?i)((?:^|[^\w.\-])[\w.\-]*(?:password|passwd|pwd|requirepass|masterauth)["']?\s*[=:]\s*)(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")`)
 	// password=..., MYSQL_PWD=..., "password":"...", requirepass=...
 	passwordParam = regexp.MustCompile(`(?i)((?:^|[^\w.\-])[\w.\-]*(?:password|passwd|pwd|requirepass|masterauth)["']?\s*[=:]\s*["']?)([^\s&;,"'}<>]+)`)
 	// --password secret, --requirepass secret
@@ -32,6 +35,7 @@ func String(s string) string {
 		s = mysqlDSN.ReplaceAllStringFunc(s, maskDSN)
 	}
 	if strings.ContainsAny(s, "=:") {
+		s = quotedPassword.ReplaceAllStringFunc(s, maskQuoted)
 		s = passwordParam.ReplaceAllStringFunc(s, maskParam)
 	}
 	if strings.Contains(s, "--") {
@@ -42,7 +46,7 @@ func String(s string) string {
 
 // workingDirs are the shell's variables whose names end in PWD and that
 // hold a directory, not a password.
-var workingDirs = regexp.MustCompile(`(?:^|[^\w.\-])(?:OLD)?PWD=$`)
+var workingDirs = regexp.MustCompile(`(?:^|[^\w.\-])(?:OLD)?PWD=["']?$`)
 
 func maskParam(m string) string {
 	sub := passwordParam.FindStringSubmatch(m)
@@ -50,6 +54,22 @@ func maskParam(m string) string {
 		return m
 	}
 	return sub[1] + Mask
+}
+
+// maskQuoted masks a quoted value, keeping its quotes; an empty one (no
+// password) and the shell's working directories stay.
+func maskQuoted(m string) string {
+	sub := quotedPassword.FindStringSubmatch(m)
+	if workingDirs.MatchString(sub[1]) {
+		return m
+	}
+	switch {
+	case sub[2] != "":
+		return sub[1] + "'" + Mask + "'"
+	case sub[3] != "":
+		return sub[1] + `"` + Mask + `"`
+	}
+	return m
 }
 
 func maskDSN(m string) string {

@@ -90,3 +90,40 @@ func TestSliceAndFieldsRedactCopiesOfRecords(t *testing.T) {
 	require.Nil(t, Slice[rec](nil, func(r rec) rec { return r }))
 	require.Equal(t, []string{"u:***@/x"}, Strings([]string{"u:p@/x"}))
 }
+
+// PostgreSQL's connection strings: URLs (with the password in the userinfo
+// or a query parameter) and libpq's key=value DSNs, whose quoted values may
+// hold spaces and escaped quotes.
+func TestStringRemovesPostgresPasswords(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"postgres://app:s3cret@127.0.0.1:5432/outbox?sslmode=disable", "postgres://app:***@127.0.0.1:5432/outbox?sslmode=disable"},
+		{"postgresql://app:s3cret@db/outbox", "postgresql://app:***@db/outbox"},
+		{"postgres://app:p@ss:s3cret@db:5432/x", "postgres://app:***@db:5432/x"},
+		{"postgres://app@db:5432/x?sslmode=disable&password=s3cret", "postgres://app@db:5432/x?sslmode=disable&password=***"},
+		{"postgres://postgres@127.0.0.1:41234/postgres?sslmode=disable", "postgres://postgres@127.0.0.1:41234/postgres?sslmode=disable"},
+		{"host=db port=5432 user=app password=s3cret dbname=x", "host=db port=5432 user=app password=*** dbname=x"},
+		{"host=db user=app password='s3cret with spaces' dbname=x", "host=db user=app password='***' dbname=x"},
+		{`host=db password = 'it\'s s3cret\\' user=app`, `host=db password = '***' user=app`},
+		{"host=db password='' user=app", "host=db password='' user=app"}, // no password: nothing to hide
+		{`PGPASSWORD="s3cret and more" psql -h db`, `PGPASSWORD="***" psql -h db`},
+		{`{"password": "s3cret too"}`, `{"password": "***"}`},
+		{`declare -x PWD="/work/x y"`, `declare -x PWD="/work/x y"`},
+	}
+	for _, c := range cases {
+		got := String(c.in)
+		require.Equal(t, c.want, got, "String(%q)", c.in)
+		require.NotContains(t, got, "s3cret")
+		require.Equal(t, got, String(got), "String is idempotent on %q", c.in)
+	}
+}
+
+func TestPasswordsFindsQuotedValuesWhole(t *testing.T) {
+	require.Equal(t, []string{"p w"}, Passwords("host=db password='p w' user=app"))
+	require.Equal(t, []string{`it's`}, Passwords(`password='it\'s'`))
+	require.Equal(t, []string{"pg5"}, Passwords("postgres://app:pg5@db/x"))
+	require.Equal(t, []string{"pg6"}, Passwords("postgres://app@db/x?password=pg6"))
+	require.Empty(t, Passwords("password='' host=db"))
+
+	Register("host=db user=app password='Quokka 77' dbname=x")
+	require.Equal(t, "auth | *** |", String("auth | Quokka 77 |"), "a registered key=value password goes anywhere")
+}

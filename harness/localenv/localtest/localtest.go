@@ -1,11 +1,13 @@
-// Package localtest gives tests private MariaDB and Redis servers from
-// package localenv.
+// Package localtest gives tests private MariaDB, PostgreSQL and Redis
+// servers from package localenv.
 //
 // A test binary shares ONE private MariaDB, started lazily by the first call
 // to MySQL or MariaDB; each MySQL call creates a fresh database on it and
-// drops it when the test ends. Redis gives every test its own redis-server,
-// closed when the test ends. Use Main in TestMain so the shared MariaDB is
-// closed when the tests finish:
+// drops it when the test ends. PostgreSQL works the same way: one shared
+// private server (PostgresServer), a fresh database per Postgres call.
+// Redis gives every test its own redis-server, closed when the test ends.
+// Use Main in TestMain so the shared servers are closed when the tests
+// finish:
 //
 //	func TestMain(m *testing.M) { localtest.Main(m) }
 //
@@ -18,7 +20,8 @@
 // The tests that run dispatchers and the harness in child processes share
 // their checks here too: WaitLog and LogText read an instance's log, and
 // RequireNothingLeft proves that no process and no temporary directory
-// outlived a run.
+// outlived a run. ServerTempDir is a temporary directory a child harness's
+// servers may use as TMPDIR whatever account they run as.
 //
 // Without Main the shared server still works; it is killed by the kernel
 // when the test binary exits (parent-death signal) and its temporary
@@ -58,19 +61,21 @@ var shared struct {
 	err   error
 }
 
-// Main runs the tests, closes the shared MariaDB and exits with the tests'
+// Main runs the tests, closes the shared servers and exits with the tests'
 // code.
 func Main(m *testing.M) { os.Exit(Run(m)) }
 
-// Run runs the tests, closes the shared MariaDB and returns the tests' code.
+// Run runs the tests, closes the shared servers and returns the tests' code.
 func Run(m interface{ Run() int }) int {
 	code := m.Run()
 	closeShared()
 	return code
 }
 
-// closeShared closes the shared MariaDB and its admin pool, if started.
+// closeShared closes the shared MariaDB and its admin pool and the shared
+// PostgreSQL, if started.
 func closeShared() {
+	closeSharedPostgres()
 	shared.mu.Lock()
 	if shared.admin != nil {
 		_ = shared.admin.Close()

@@ -120,3 +120,45 @@ func (r *recordingTB) Fatalf(format string, args ...any) {
 	r.fatal = fmt.Sprintf(format, args...)
 	panic(errFatal)
 }
+
+func pgDatabaseExists(t *testing.T, name string) bool {
+	t.Helper()
+	db, err := sql.Open("pgx", PostgresServer(t).URL(""))
+	require.NoError(t, err)
+	defer db.Close()
+	var n int
+	require.NoError(t, db.QueryRow("SELECT count(*) FROM pg_database WHERE datname = $1", name).Scan(&n))
+	return n == 1
+}
+
+func TestPostgresGivesFreshDatabasesDroppedAtCleanup(t *testing.T) {
+	var first, second string
+	t.Run("first", func(t *testing.T) {
+		db, url := Postgres(t)
+		require.NoError(t, db.QueryRow("SELECT current_database()").Scan(&first))
+		require.True(t, strings.HasPrefix(first, "t_"), first)
+		require.Contains(t, url, "/"+first+"?")
+		_, err := db.Exec("CREATE TABLE x (id int PRIMARY KEY); INSERT INTO x VALUES (1)")
+		require.NoError(t, err)
+	})
+	t.Run("second", func(t *testing.T) {
+		db, _ := Postgres(t)
+		require.NoError(t, db.QueryRow("SELECT current_database()").Scan(&second))
+		var n int
+		require.NoError(t, db.QueryRow("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").Scan(&n))
+		require.Zero(t, n, "a new database must be empty")
+	})
+	require.NotEqual(t, first, second)
+	require.Same(t, PostgresServer(t), PostgresServer(t))
+	require.False(t, pgDatabaseExists(t, first), "database not dropped at cleanup")
+	require.False(t, pgDatabaseExists(t, second), "database not dropped at cleanup")
+}
+
+func TestServerTempDirLetsEveryAccountIn(t *testing.T) {
+	dir := ServerTempDir(t)
+	for d := dir; d != "/"; d = filepath.Dir(d) {
+		st, err := os.Stat(d)
+		require.NoError(t, err)
+		require.NotZero(t, st.Mode().Perm()&0o001, "%s is closed to other accounts", d)
+	}
+}
