@@ -68,6 +68,13 @@ func (p *Producer) commitBatch(ctx context.Context, evs []planned) ([]int64, err
 		}
 		return ids, tx.Commit()
 	}
+	if p.returning() {
+		ids, err := p.lookupIDs(ctx, tx, evs, 0)
+		if err != nil {
+			return nil, err
+		}
+		return ids, tx.Commit()
+	}
 	first, err := res.LastInsertId()
 	if err != nil || first == 0 {
 		return nil, fmt.Errorf("outbox ids: the database assigned none (is %s.%s AUTO_INCREMENT?): %v",
@@ -116,8 +123,9 @@ func (p *Producer) batchIDs(ctx context.Context, tx *sql.Tx, evs []planned, firs
 	for _, ev := range evs {
 		args = append(args, ev.jobID)
 	}
-	q := fmt.Sprintf("SELECT %s, %s FROM %s WHERE %s >= ? AND %s IN (%s)", ident(o.ID), ident(o.AggregateID),
-		ident(o.Table), ident(o.ID), ident(o.AggregateID), placeholders(len(evs)))
+	s := p.sql
+	q := fmt.Sprintf("SELECT %s, %s FROM %s WHERE %s >= %s AND %s IN (%s)", s.q(o.ID), s.q(o.AggregateID),
+		s.q(o.Table), s.q(o.ID), s.ph(1, 1), s.q(o.AggregateID), s.ph(2, len(evs)))
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read back outbox ids: %w", err)
@@ -151,8 +159,8 @@ func (p *Producer) lookupIDs(ctx context.Context, tx *sql.Tx, evs []planned, fir
 	o := p.cfg.Schema.Outbox
 	ids := make([]int64, len(evs))
 	for i, ev := range evs {
-		cond, arg := p.lookup(ev)
-		q := fmt.Sprintf("SELECT %s FROM %s WHERE %s >= ? AND %s", ident(o.ID), ident(o.Table), ident(o.ID), cond)
+		cond, arg := p.lookup(ev, 2)
+		q := fmt.Sprintf("SELECT %s FROM %s WHERE %s >= %s AND %s", p.sql.q(o.ID), p.sql.q(o.Table), p.sql.q(o.ID), p.sql.ph(1, 1), cond)
 		if err := tx.QueryRowContext(ctx, q, first, arg).Scan(&ids[i]); err != nil {
 			return nil, fmt.Errorf("read back outbox id of job %s at id >= %d: %w", ev.jobID, first, err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/internal/sleep"
+	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
 
@@ -30,6 +31,8 @@ type ConsumerConfig struct {
 	Redis  *redis.Client
 	DB     *sql.DB
 	Schema schema.Mapping
+	// Dialect is the store's SQL (model.MySQL when zero).
+	Dialect model.Dialect
 	// Prefix is the BullMQ key prefix ("bull").
 	Prefix string
 	Queues []string
@@ -104,7 +107,7 @@ func NewConsumer(cfg ConsumerConfig) (*Consumer, error) {
 	}
 	rows := &rowMover{db: cfg.DB}
 	if !cfg.LeaveRows && cfg.Schema.HasJobs() {
-		rows = newRowMover(cfg.DB, cfg.Schema)
+		rows = newRowMover(cfg.DB, dialectOr(cfg.Dialect), cfg.Schema)
 	}
 	return &Consumer{cfg: cfg, rows: rows}, nil
 }

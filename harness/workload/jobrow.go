@@ -26,22 +26,22 @@ type rowMover struct {
 // newRowMover builds the running and succeeded steps the mapping allows. Each
 // step is fenced on every word for an earlier canonical state, so a row in a
 // later or unknown state is never touched.
-func newRowMover(db *sql.DB, m schema.Mapping) *rowMover {
+func newRowMover(db *sql.DB, s sqlText, m schema.Mapping) *rowMover {
 	rm := &rowMover{db: db}
 	earlier := []string{history.JobCreated, history.JobQueued}
 	for _, target := range []string{history.JobRunning, history.JobSucceeded} {
 		if to, err := m.JobWord(target); err == nil {
-			rm.steps = append(rm.steps, newRowStep(m, to, wordsFor(m.JobStatus, earlier)))
+			rm.steps = append(rm.steps, newRowStep(s, m, to, wordsFor(m.JobStatus, earlier)))
 		}
 		earlier = append(earlier, target)
 	}
 	return rm
 }
 
-func newRowStep(m schema.Mapping, to string, from []string) rowStep {
+func newRowStep(s sqlText, m schema.Mapping, to string, from []string) rowStep {
 	j := m.Jobs
-	q := fmt.Sprintf("UPDATE %s SET %s = ? WHERE %s = ? AND %s IN (%s)", ident(j.Table),
-		ident(j.Status), ident(j.ID), ident(j.Status), placeholders(len(from)))
+	q := fmt.Sprintf("UPDATE %s SET %s = %s WHERE %s = %s AND %s IN (%s)", s.q(j.Table),
+		s.q(j.Status), s.ph(1, 1), s.q(j.ID), s.ph(2, 1), s.q(j.Status), s.ph(3, len(from)))
 	args := make([]any, len(from))
 	for i, w := range from {
 		args[i] = w

@@ -13,6 +13,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/internal/sleep"
+	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
 
@@ -46,6 +47,9 @@ type ProducerConfig struct {
 	// Hold holds a share of Produce's transactions open (hold.go); the
 	// zero value holds none.
 	Hold Hold
+	// Dialect is the store's SQL (model.MySQL when zero, or
+	// model.Postgres).
+	Dialect model.Dialect
 }
 
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`)
@@ -115,6 +119,7 @@ type Producer struct {
 	// validOnly makes every event valid (a producer command's, which
 	// writes no poison).
 	validOnly bool
+	sql       sqlText
 }
 
 // NewProducer validates cfg and returns a producer.
@@ -137,7 +142,7 @@ func NewProducer(cfg ProducerConfig) (*Producer, error) {
 			return nil, fmt.Errorf("producer: %w", err)
 		}
 	}
-	return &Producer{cfg: cfg, words: w}, nil
+	return &Producer{cfg: cfg, words: w, sql: dialectOr(cfg.Dialect)}, nil
 }
 
 // Produce commits n events at the configured rate and mix, each in its own
@@ -250,6 +255,13 @@ func (p *Producer) insertRows(ctx context.Context, tx *sql.Tx, ev planned) (int6
 		}
 	}
 	row := p.row(ev)
+	if p.returning() {
+		var id int64
+		if err := tx.QueryRowContext(ctx, p.outboxInsert(row.cols, 1), row.vals...).Scan(&id); err != nil {
+			return 0, fmt.Errorf("insert outbox row: %w", err)
+		}
+		return id, nil
+	}
 	res, err := tx.ExecContext(ctx, p.outboxInsert(row.cols, 1), row.vals...)
 	if err != nil {
 		return 0, fmt.Errorf("insert outbox row: %w", err)
@@ -268,8 +280,15 @@ func (p *Producer) insertRows(ctx context.Context, tx *sql.Tx, ev planned) (int6
 // jobsInsert is an INSERT of rows jobs rows (id, queue, status).
 func (p *Producer) jobsInsert(rows int) string {
 	j := p.cfg.Schema.Jobs
-	return fmt.Sprintf("INSERT INTO %s (%s, %s, %s) VALUES %s", ident(j.Table),
-		ident(j.ID), ident(j.Queue), ident(j.Status), repeatRows("("+placeholders(3)+")", rows))
+	s := p.sql
+	return fmt.Sprintf("INSERT INTO %s (%s, %s, %s) VALUES %s", s.q(j.Table),
+		s.q(j.ID), s.q(j.Queue), s.q(j.Status), s.rows(1, 3, rows))
+}
+
+// returning tells whether the database reports a new row's id through
+// RETURNING (PostgreSQL) rather than the last insert id (MySQL).
+func (p *Producer) returning() bool {
+	return p.sql.d.Numbered && p.cfg.Schema.Outbox.IDType == schema.KeyAuto
 }
 
 // outboxInsert is an INSERT of rows outbox rows into cols (row); the
@@ -277,12 +296,12 @@ func (p *Producer) jobsInsert(rows int) string {
 func (p *Producer) outboxInsert(cols []string, rows int) string {
 	quoted := make([]string, len(cols))
 	for i, c := range cols {
-		quoted[i] = ident(c)
+		quoted[i] = p.sql.q(c)
 	}
-	return fmt.Sprintf("INSERT INTO %s (%s) VALUES %s", ident(p.cfg.Schema.Outbox.Table), strings.Join(quoted, ", "),
-		repeatRows("("+placeholders(len(cols))+")", rows))
-}
-
-func repeatRows(row string, n int) string {
-	return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
+	q := fmt.Sprintf("INSERT INTO %s (%s) VALUES %s", p.sql.q(p.cfg.Schema.Outbox.Table), strings.Join(quoted, ", "),
+		p.sql.rows(1, len(cols), rows))
+	if p.returning() {
+		q += " RETURNING " + p.sql.q(p.cfg.Schema.Outbox.ID)
+	}
+	return q
 }

@@ -2,7 +2,6 @@ package workload
 
 import (
 	"encoding/hex"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -126,19 +125,21 @@ func (p *Producer) kindFor(kind string) string {
 }
 
 // lookup is the condition that finds ev's outbox row again (after a lost
-// connection, or to read back a batch's ids): its key when the producer
-// chose it, else its aggregate_id, its message id, or the payload's jobId.
-func (p *Producer) lookup(ev planned) (string, any) {
-	o := p.cfg.Schema.Outbox
+// connection, or to read back a batch's ids), its placeholder numbered n:
+// its key when the producer chose it, else its aggregate_id, its message
+// id, or the payload's jobId.
+func (p *Producer) lookup(ev planned, n int) (string, any) {
+	o, s := p.cfg.Schema.Outbox, p.sql
+	eq := " = " + s.ph(n, 1)
 	switch {
 	case o.IDType == schema.KeyText:
-		return ident(o.ID) + " = ?", uuidText(ev.key)
+		return s.q(o.ID) + eq, uuidText(ev.key)
 	case o.IDType == schema.KeyBinary:
-		return ident(o.ID) + " = ?", ev.key[:]
+		return s.q(o.ID) + eq, ev.key[:]
 	case o.AggregateID != "":
-		return ident(o.AggregateID) + " = ?", ev.jobID
+		return s.q(o.AggregateID) + eq, ev.jobID
 	case o.MessageID != "" && o.MessageID != o.ID:
-		return ident(o.MessageID) + " = ?", ev.messageID
+		return s.q(o.MessageID) + eq, ev.messageID
 	}
-	return fmt.Sprintf("JSON_UNQUOTE(JSON_EXTRACT(%s, '$.jobId')) = ?", ident(o.Payload)), ev.jobID
+	return s.d.JSONText(s.q(o.Payload), "jobId") + eq, ev.jobID
 }

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
@@ -48,8 +50,8 @@ func (p *Producer) settle(ctx context.Context, ev planned) (int64, error) {
 func (p *Producer) settleOnce(ctx context.Context, ev planned) (int64, error) {
 	o := p.cfg.Schema.Outbox
 	var id int64
-	cond, arg := p.lookup(ev)
-	err := p.cfg.DB.QueryRowContext(ctx, fmt.Sprintf("SELECT %s FROM %s WHERE %s", p.idSelect(), ident(o.Table), cond), arg).Scan(&id)
+	cond, arg := p.lookup(ev, 1)
+	err := p.cfg.DB.QueryRowContext(ctx, fmt.Sprintf("SELECT %s FROM %s WHERE %s", p.idSelect(), p.sql.q(o.Table), cond), arg).Scan(&id)
 	switch {
 	case err == nil && o.IDType != schema.KeyAuto:
 		return ev.num, nil
@@ -87,6 +89,16 @@ func lostConnection(err error) bool {
 		// 1053 server shutdown in progress, 1927 connection killed (MariaDB).
 		return me.Number == 1053 || me.Number == 1927
 	}
+	var ce *pgconn.ConnectError
+	var pe *pgconn.PgError
+	switch {
+	case errors.As(err, &ce):
+		return true
+	case errors.As(err, &pe):
+		// class 08 connection exception; 57P01 admin shutdown, 57P02
+		// crash shutdown, 57P03 cannot connect now (starting up).
+		return strings.HasPrefix(pe.Code, "08") || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03"
+	}
 	return false
 }
 
@@ -94,11 +106,19 @@ func lostConnection(err error) bool {
 // after a deadlock or lock wait timeout.
 const lockConflictAttempts = 5
 
-// lockConflict tells a deadlock (1213) or lock wait timeout (1205): the
-// server rolled the statement or the transaction back, nothing committed.
+// lockConflict tells a deadlock or lock wait timeout (MySQL 1213, 1205;
+// PostgreSQL 40P01, 55P03) or a serialization failure (40001): the server
+// rolled the statement or the transaction back, nothing committed.
 func lockConflict(err error) bool {
 	var me *mysql.MySQLError
-	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
+	var pe *pgconn.PgError
+	switch {
+	case errors.As(err, &me):
+		return me.Number == 1213 || me.Number == 1205
+	case errors.As(err, &pe):
+		return pe.Code == "40P01" || pe.Code == "55P03" || pe.Code == "40001"
+	}
+	return false
 }
 
 // idSelect selects the outbox id as an integer: the database's id, or 0
@@ -107,5 +127,5 @@ func (p *Producer) idSelect() string {
 	if p.cfg.Schema.Outbox.IDType != schema.KeyAuto {
 		return "0"
 	}
-	return ident(p.cfg.Schema.Outbox.ID)
+	return p.sql.q(p.cfg.Schema.Outbox.ID)
 }
