@@ -21,6 +21,11 @@ type Hold struct {
 	Share float64
 	// Min and Max bound the hold; each is drawn uniformly in [Min, Max].
 	Min, Max time.Duration
+	// Late is the share of the first half's held events held much longer:
+	// until the producer has sent its last event, then their drawn hold.
+	// Every instance has claimed past them by then, so a reader keeping a
+	// high-water mark in any instance has passed them.
+	Late float64
 }
 
 // Validate reports a hold that cannot be applied.
@@ -32,21 +37,26 @@ func (h Hold) Validate() error {
 		return fmt.Errorf("hold %s..%s with share 0: set a share, or leave the durations zero", h.Min, h.Max)
 	case h.Share > 0 && (h.Min <= 0 || h.Max < h.Min):
 		return fmt.Errorf("hold %s..%s: want 0 < Min <= Max", h.Min, h.Max)
+	case math.IsNaN(h.Late) || h.Late < 0 || h.Late > 1 || (h.Late > 0 && h.Share == 0):
+		return fmt.Errorf("hold late share %v: use a fraction in [0, 1] of the held events (with a share set)", h.Late)
 	}
 	return nil
 }
 
-// draw returns how long to hold the next event's transaction (0: commit at
-// once). It draws only when a share is set.
-func (p *Producer) drawHold() time.Duration {
+// drawHold returns how long to hold event i of n's transaction (0: commit
+// at once), and whether it is held late (past the last event sent). It
+// draws only when a share is set, and the late draw only when Late is.
+func (p *Producer) drawHold(i, n int) (time.Duration, bool) {
 	h := p.cfg.Hold
 	if h.Share == 0 {
-		return 0
+		return 0, false
 	}
 	if p.cfg.Rand.Float64() >= h.Share {
-		return 0
+		return 0, false
 	}
-	return h.Min + time.Duration(p.cfg.Rand.Int64N(int64(h.Max-h.Min)+1))
+	d := h.Min + time.Duration(p.cfg.Rand.Int64N(int64(h.Max-h.Min)+1))
+	late := h.Late > 0 && p.cfg.Rand.Float64() < h.Late && i < n/2
+	return d, late
 }
 
 // holds tracks the transactions held open in the background.
@@ -54,6 +64,7 @@ type holds struct {
 	wg    sync.WaitGroup
 	mu    sync.Mutex
 	first error
+	end   chan struct{} // closed once the last event is sent
 }
 
 func (h *holds) fail(err error) {
@@ -77,23 +88,37 @@ func (h *holds) wait() error {
 }
 
 // startHeld writes ev in a transaction, then commits it in the background
-// after d and records it then; Committing is when the COMMIT was sent.
-func (p *Producer) startHeld(ctx context.Context, hs *holds, ev planned, d time.Duration) error {
+// after d (after the last event is sent and then d, when late) and records
+// it then; Committing is when the COMMIT was sent.
+func (p *Producer) startHeld(ctx context.Context, hs *holds, ev planned, d time.Duration, late bool) error {
 	tx, id, err := p.insertOne(ctx, ev)
 	if err != nil {
 		return err
 	}
+	began := time.Now()
 	hs.wg.Add(1)
 	go func() {
 		defer hs.wg.Done()
-		if err := p.commitHeld(ctx, tx, ev, id, d); err != nil {
+		if late {
+			select {
+			case <-hs.end:
+			case <-ctx.Done():
+			}
+		}
+		held := func(sent time.Time) time.Duration { return d }
+		if late {
+			held = func(sent time.Time) time.Duration { return sent.Sub(began) }
+		}
+		if err := p.commitHeld(ctx, tx, ev, id, d, held); err != nil {
 			hs.fail(fmt.Errorf("held event (job %s): %w", ev.jobID, err))
 		}
 	}()
 	return nil
 }
 
-func (p *Producer) commitHeld(ctx context.Context, tx *sql.Tx, ev planned, id int64, d time.Duration) error {
+// commitHeld commits tx after d and records its event, with held(sent)
+// as how long the transaction was held.
+func (p *Producer) commitHeld(ctx context.Context, tx *sql.Tx, ev planned, id int64, d time.Duration, held func(sent time.Time) time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -116,7 +141,7 @@ func (p *Producer) commitHeld(ctx context.Context, tx *sql.Tx, ev planned, id in
 	}
 	e := p.event(ev, id)
 	e.Produced = time.Now().UTC()
-	e.Held = history.Duration(d)
+	e.Held = history.Duration(held(sent))
 	e.Committing = sent
 	p.cfg.Recorder.AddEvent(e)
 	return nil

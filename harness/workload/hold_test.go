@@ -50,8 +50,34 @@ func TestHoldRefusesNonsense(t *testing.T) {
 		{Share: 0.1},
 		{Share: 0.1, Min: time.Second, Max: time.Millisecond},
 		{Min: time.Second, Max: time.Second},
+		{Share: 0.1, Min: time.Second, Max: time.Second, Late: 2},
+		{Late: 0.5},
 	} {
 		require.Error(t, h.Validate(), "%+v", h)
 	}
 	require.NoError(t, workload.Hold{}.Validate())
+}
+
+// A late hold keeps a first-half event's transaction open until the last
+// event was sent: it commits behind every event of the run.
+func TestLateHoldsCommitAfterTheLastEvent(t *testing.T) {
+	_, rec, cfg := producerRig(t, 3, "late")
+	cfg.Hold = workload.Hold{Share: 0.5, Min: 50 * time.Millisecond, Max: 60 * time.Millisecond, Late: 1}
+	cfg.Rate = 200
+	require.NoError(t, newProducer(t, cfg).Produce(context.Background(), 40))
+	events := recorded(t, rec, 40)
+	var lastSent time.Time
+	for _, e := range events {
+		if e.Committing.IsZero() && e.Produced.After(lastSent) {
+			lastSent = e.Produced
+		}
+	}
+	late := 0
+	for _, e := range events {
+		if e.Held.D() > 100*time.Millisecond {
+			late++
+			require.True(t, e.Committing.After(lastSent), "event %d held late commits after the last event", e.ID)
+		}
+	}
+	require.Positive(t, late, "some first-half event was held late")
 }

@@ -156,8 +156,9 @@ func (p *Producer) Produce(ctx context.Context, n int) error {
 	if n < 0 {
 		return fmt.Errorf("produce: n is %d; use 0 or more", n)
 	}
-	var hs holds
+	hs := holds{end: make(chan struct{})}
 	err := p.produce(ctx, n, &hs)
+	close(hs.end)
 	if werr := hs.wait(); err == nil {
 		err = werr
 	}
@@ -174,8 +175,8 @@ func (p *Producer) produce(ctx context.Context, n int, hs *holds) error {
 			return err
 		}
 		ev := p.plan()
-		if d := p.drawHold(); d > 0 {
-			if err := p.startHeld(ctx, hs, ev, d); err != nil {
+		if d, late := p.drawHold(i, n); d > 0 {
+			if err := p.startHeld(ctx, hs, ev, d, late); err != nil {
 				return fmt.Errorf("produce event %d of %d (job %s): %w", i+1, n, ev.jobID, err)
 			}
 			continue
