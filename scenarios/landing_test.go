@@ -10,6 +10,7 @@ import (
 	refadapter "github.com/outboxchaos/outboxchaos/adapters/reference"
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/nemesis"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/reports"
 )
@@ -34,7 +35,7 @@ func TestQueueErrorLandsAndADisabledFaultMakesTheRunUnknown(t *testing.T) {
 
 	t.Run("disabled", func(t *testing.T) {
 		off := s
-		off.Script = func(ctx context.Context, n *runner.Nemesis) error {
+		off.Script = func(ctx context.Context, n *nemesis.Nemesis) error {
 			return n.Sleep(ctx, 2*s.Tuning.BackoffMax.D()) // the fault it plans, never applied
 		}
 		o := runScenario(t, e, off, runner.Options{Adapter: refadapter.New()})

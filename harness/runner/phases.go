@@ -12,6 +12,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/internal/sleep"
 	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 	"github.com/outboxchaos/outboxchaos/reports"
@@ -89,16 +90,8 @@ func (r *session) heal(ctx context.Context) error {
 	if err := r.proxy.HealAll(); err != nil {
 		return fmt.Errorf("heal proxy: %w", err)
 	}
-	alive := map[string]bool{}
-	for _, s := range r.sup.Alive() {
-		alive[s] = true
-	}
-	for _, slot := range r.nem.slots {
-		if !alive[slot] {
-			if err := r.nem.start(ctx, slot, r.nem.slotEnv[slot]); err != nil {
-				return err
-			}
-		}
+	if err := r.nem.Revive(ctx); err != nil {
+		return err
 	}
 	now := time.Now().UTC()
 	r.rec.Update(func(run *history.Run) {
@@ -109,7 +102,7 @@ func (r *session) heal(ctx context.Context) error {
 			}
 		}
 	})
-	r.log("heal: faults removed, %d instances alive", len(r.nem.slots))
+	r.log("heal: faults removed, %d instances alive", len(r.nem.Slots()))
 	return nil
 }
 
@@ -141,7 +134,7 @@ func (r *session) drain(ctx context.Context) error {
 		} else {
 			quietPolls = 0
 		}
-		if err := r.nem.Sleep(ctx, 200*time.Millisecond); err != nil {
+		if err := sleep.For(ctx, 200*time.Millisecond); err != nil {
 			return err
 		}
 	}
