@@ -8,7 +8,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
-	"github.com/outboxchaos/outboxchaos/reports"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 )
 
 // How much of a failed run the test log shows; the run folder has it all.
@@ -42,7 +42,7 @@ func explain(o runner.Outcome, cmd, folder string) string {
 	return b.String()
 }
 
-func writeFinding(b *strings.Builder, f check.Finding, r reports.Results) {
+func writeFinding(b *strings.Builder, f check.Finding, r verdict.Results) {
 	names := map[string]string{}
 	for _, inv := range r.Invariants {
 		names[inv.ID] = inv.Name
@@ -71,7 +71,7 @@ func writeFinding(b *strings.Builder, f check.Finding, r reports.Results) {
 }
 
 // lead is the finding's first violation, the one its headline tells.
-func lead(f check.Finding, r reports.Results) (check.Violation, bool) {
+func lead(f check.Finding, r verdict.Results) (check.Violation, bool) {
 	if len(f.Violations) == 0 {
 		return check.Violation{}, false
 	}

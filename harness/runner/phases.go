@@ -14,6 +14,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/internal/sleep"
 	"github.com/outboxchaos/outboxchaos/harness/model"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 	"github.com/outboxchaos/outboxchaos/reports"
 )
@@ -228,18 +229,18 @@ func (r *session) progress(ctx context.Context) (done, total int, err error) {
 
 // finish stops the instances, reads the history, checks it and writes the
 // run folder; it returns the results.json it wrote.
-func (r *session) finish(ctx context.Context) ([]check.Result, []check.Landing, reports.Results, error) {
+func (r *session) finish(ctx context.Context) ([]check.Result, []check.Landing, verdict.Results, error) {
 	r.stopInstances()
 	r.stopBg()
 	if err := <-r.bgDone; err != nil && ctx.Err() == nil {
 		r.log("consumer: %v", err)
 	}
 	if err := r.stopObserver(); err != nil {
-		return nil, nil, reports.Results{}, fmt.Errorf("stop redis observer: %w", err)
+		return nil, nil, verdict.Results{}, fmt.Errorf("stop redis observer: %w", err)
 	}
 	trans, final, err := r.readHistory(ctx)
 	if err != nil {
-		return nil, nil, reports.Results{}, err
+		return nil, nil, verdict.Results{}, err
 	}
 	now := time.Now().UTC()
 	r.rec.Update(func(run *history.Run) {
@@ -251,12 +252,12 @@ func (r *session) finish(ctx context.Context) ([]check.Result, []check.Landing, 
 	// stores, so `outboxchaos report` re-checks the very same history.
 	h := history.Redact(r.rec.Snapshot())
 	if err := history.Write(r.o.Out, h); err != nil {
-		return nil, nil, reports.Results{}, err
+		return nil, nil, verdict.Results{}, err
 	}
 	results := check.Evaluate(h)
 	report, err := reports.WriteRunResults(r.o.Out, h, results)
 	if err != nil {
-		return nil, nil, reports.Results{}, fmt.Errorf("write report: %w", err)
+		return nil, nil, verdict.Results{}, fmt.Errorf("write report: %w", err)
 	}
 	return results, check.CheckLanding(h), report, nil
 }

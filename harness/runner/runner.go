@@ -24,8 +24,8 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/nemesis"
 	"github.com/outboxchaos/outboxchaos/harness/observe"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
-	"github.com/outboxchaos/outboxchaos/reports"
 )
 
 // Options is one run's input.
@@ -51,7 +51,7 @@ type Outcome struct {
 	Skipped string          // non-empty when the scenario needed a missing capability
 	// Report is what the run folder's results.json holds (redacted), handed
 	// back so that no caller reads the file it just wrote; zero when skipped.
-	Report reports.Results
+	Report verdict.Results
 }
 
 // Exit codes of the CLI.

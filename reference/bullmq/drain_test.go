@@ -17,6 +17,7 @@ import (
 	harnessenv "github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 	"github.com/outboxchaos/outboxchaos/reports"
 	"github.com/outboxchaos/outboxchaos/scenarios"
 )
@@ -105,7 +106,7 @@ func runWithoutConsumer(t *testing.T, e harnessenv.Env, name string) string {
 // results.json and the page.
 func requireNoValidEventFailed(t *testing.T, out string) {
 	t.Helper()
-	res, err := reports.ReadResults(filepath.Join(out, reports.FileResults))
+	res, err := verdict.Read(filepath.Join(out, reports.FileResults))
 	require.NoError(t, err)
 	require.Zero(t, res.Counts.ValidFailed, "valid events failed")
 	require.Zero(t, res.Counts.Unfinished)
