@@ -3,6 +3,11 @@
 // run's folder (WriteRun), and, for one `make chaos` invocation, a summary
 // index.html and a combined junit.xml (WriteSummary).
 //
+// It is the last step of the data's way: runner.Run returns the run's
+// history and the checkers' results and renders nothing; cmd/outboxchaos
+// and harness/chaostest write the report from them (WriteRunResults), and
+// `outboxchaos report DIR` re-renders it from the stored history.
+//
 // # index.html
 //
 // One self-contained file: inline CSS and inline SVG, no script, no font,

@@ -27,10 +27,11 @@ func WriteRun(dir string, run history.Run, results []check.Result) error {
 	return err
 }
 
-// WriteRunResults is WriteRun that also returns the verdict.Results it wrote into
-// results.json, so that a caller (the runner, the CLI's summary page) takes
-// them from the run instead of reading the file back: the file is an output,
-// not a channel.
+// WriteRunResults is WriteRun that also returns the verdict.Results it
+// wrote into results.json, so that a caller (the CLI's summary page,
+// chaostest's failure message) takes them from the run instead of reading
+// the file back: the file is an output, not a channel. run and results
+// are what runner.Run returns (Outcome.History, Outcome.Results).
 func WriteRunResults(dir string, run history.Run, results []check.Result) (verdict.Results, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return verdict.Results{}, fmt.Errorf("write report: %w", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/nemesis"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
+	"github.com/outboxchaos/outboxchaos/reports"
 )
 
 // The reference passes queue-error with the fault landed; the same
@@ -43,7 +44,7 @@ func TestQueueErrorLandsAndADisabledFaultMakesTheRunUnknown(t *testing.T) {
 		require.Equal(t, check.Unknown, o.Verdict, "a fault that did not land is never a pass")
 		require.Equal(t, []check.Landing{{Fault: history.LandQueueError, Needed: 10, Landed: 0, Met: false,
 			Reason: "0 adds answered with the broken queue's error; 10 needed"}}, o.Landing)
-		res := o.Report // what results.json holds
+		res := reports.Build(o.History, o.Results) // what results.json holds
 		require.Equal(t, check.Unknown, res.Verdict)
 		require.Equal(t, o.Landing, res.Landing)
 	})

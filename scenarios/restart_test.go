@@ -18,6 +18,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+	"github.com/outboxchaos/outboxchaos/reports"
 )
 
 // The controls of mysql-restart, whose mutants (memory-owner-registry,
@@ -36,7 +37,7 @@ func TestReferenceAndBaseRideOutAMySQLRestart(t *testing.T) {
 			o := runScenario(t, e, s, runner.Options{Adapter: a, Seed: mutantSeed})
 			require.Equal(t, check.Pass, o.Verdict, "%s: %s (run folder %s)", a.Name(), o.Reason, o.Dir)
 			requireAllPass(t, o)
-			res := o.Report // what results.json holds
+			res := reports.Build(o.History, o.Results) // what results.json holds
 			require.Zero(t, res.Counts.ValidFailed, "valid events failed")
 			require.Equal(t, 2, countFaults(t, o.Dir, "server-restart"), "both restarts ran")
 			t.Logf("%s rides out mysql-restart in %.1f s: %s", a.Name(), time.Since(started).Seconds(), o.Landing[0].Reason)

@@ -22,9 +22,8 @@ const (
 // finding (the cause: its headline, the invariants it breaks, the events,
 // jobs and instances it is about, and the lead violation's steps, the
 // events in time order), and the command that reproduces the run. It reads
-// the run's results.json content (Outcome.Report), already redacted.
-func explain(o runner.Outcome, cmd, folder string) string {
-	r := o.Report
+// the run's results.json content (r), already redacted.
+func explain(o runner.Outcome, r verdict.Results, cmd, folder string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "FAIL: %s against %s, seed %d: %s\n", r.Run.Scenario, r.Run.Adapter, r.Run.Seed, strings.TrimSpace(o.Reason))
 	shown := r.Findings

@@ -14,9 +14,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/internal/sleep"
 	"github.com/outboxchaos/outboxchaos/harness/model"
-	"github.com/outboxchaos/outboxchaos/harness/verdict"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
-	"github.com/outboxchaos/outboxchaos/reports"
 )
 
 // contractEnv is the environment of contract.md section 3 for one slot, with
@@ -227,20 +225,20 @@ func (r *session) progress(ctx context.Context) (done, total int, err error) {
 	return total - open, total, nil
 }
 
-// finish stops the instances, reads the history, checks it and writes the
-// run folder; it returns the results.json it wrote.
-func (r *session) finish(ctx context.Context) ([]check.Result, []check.Landing, verdict.Results, error) {
+// finish stops the instances, reads the history, writes it into the run
+// folder and checks it; it returns the history as stored and the results.
+func (r *session) finish(ctx context.Context) (history.Run, []check.Result, error) {
 	r.stopInstances()
 	r.stopBg()
 	if err := <-r.bgDone; err != nil && ctx.Err() == nil {
 		r.log("consumer: %v", err)
 	}
 	if err := r.stopObserver(); err != nil {
-		return nil, nil, verdict.Results{}, fmt.Errorf("stop redis observer: %w", err)
+		return history.Run{}, nil, fmt.Errorf("stop redis observer: %w", err)
 	}
 	trans, final, err := r.readHistory(ctx)
 	if err != nil {
-		return nil, nil, verdict.Results{}, err
+		return history.Run{}, nil, err
 	}
 	now := time.Now().UTC()
 	r.rec.Update(func(run *history.Run) {
@@ -252,14 +250,9 @@ func (r *session) finish(ctx context.Context) ([]check.Result, []check.Landing, 
 	// stores, so `outboxchaos report` re-checks the very same history.
 	h := history.Redact(r.rec.Snapshot())
 	if err := history.Write(r.o.Out, h); err != nil {
-		return nil, nil, verdict.Results{}, err
+		return history.Run{}, nil, err
 	}
-	results := check.Evaluate(h)
-	report, err := reports.WriteRunResults(r.o.Out, h, results)
-	if err != nil {
-		return nil, nil, verdict.Results{}, fmt.Errorf("write report: %w", err)
-	}
-	return results, check.CheckLanding(h), report, nil
+	return h, check.Evaluate(h), nil
 }
 
 func (r *session) stopInstances() {

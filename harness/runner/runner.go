@@ -24,7 +24,6 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/nemesis"
 	"github.com/outboxchaos/outboxchaos/harness/observe"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
-	"github.com/outboxchaos/outboxchaos/harness/verdict"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 )
 
@@ -49,9 +48,10 @@ type Outcome struct {
 	Results []check.Result
 	Landing []check.Landing // the scenario's landing requirements, judged
 	Skipped string          // non-empty when the scenario needed a missing capability
-	// Report is what the run folder's results.json holds (redacted), handed
-	// back so that no caller reads the file it just wrote; zero when skipped.
-	Report verdict.Results
+	// History is the run as its folder stores it (redacted), which the
+	// results judged; the caller renders the report from it and Results
+	// (reports.WriteRunResults). Zero when skipped.
+	History history.Run
 }
 
 // Exit codes of the CLI.
@@ -163,14 +163,14 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	if err := r.drain(ctx); err != nil {
 		return out, fmt.Errorf("%s drain: %w", o.Scenario.Name, err)
 	}
-	results, landing, report, err := r.finish(ctx)
+	h, results, err := r.finish(ctx)
 	if err != nil {
 		return out, fmt.Errorf("%s check: %w", o.Scenario.Name, err)
 	}
-	out.Results, out.Landing, out.Report = results, landing, report
+	out.History, out.Results, out.Landing = h, results, check.CheckLanding(h)
 	// Nothing checked, an exercised invariant with nothing to check, or a
 	// fault that did not land: not a pass.
-	out.Verdict, out.Reason = check.Decide(results, o.Scenario.Exercises, landing)
+	out.Verdict, out.Reason = check.Decide(results, o.Scenario.Exercises, out.Landing)
 	if out.Reason != "" {
 		r.log("verdict %s: %s (%s)", strings.ToUpper(string(out.Verdict)), out.Reason, o.Out)
 	} else {

@@ -98,6 +98,10 @@ func runWithoutConsumer(t *testing.T, e harnessenv.Env, name string) string {
 	})
 	require.NoError(t, err)
 	require.Empty(t, o.Skipped)
+	// The runner returns the history and the results; the report is the
+	// caller's to write, as the CLI and chaostest do.
+	_, err = reports.WriteRunResults(o.Dir, o.History, o.Results)
+	require.NoError(t, err, "write the report")
 	require.Equal(t, check.Pass, o.Verdict, "%s: %s (run folder %s)", name, o.Reason, out)
 	return out
 }
