@@ -9,6 +9,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/redact"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 )
 
 // TestRendersRealCheckerResults renders what harness/check itself says about
@@ -23,11 +24,11 @@ func TestRendersRealCheckerResults(t *testing.T) {
 			dir := t.TempDir()
 			require.NoError(t, WriteRun(dir, run, results))
 			page := readFile(t, filepath.Join(dir, FileHTML))
-			verdict, _ := check.Fold(results, run.Meta.Exercises)
-			requireIn(t, page, `<div class="v">`+strings.ToUpper(string(verdict))+`</div>`)
-			res, err := ReadResults(filepath.Join(dir, FileResults))
+			want, _ := check.Fold(results, run.Meta.Exercises)
+			requireIn(t, page, `<div class="v">`+strings.ToUpper(string(want))+`</div>`)
+			res, err := verdict.Read(filepath.Join(dir, FileResults))
 			require.NoError(t, err)
-			require.Equal(t, verdict, res.Verdict)
+			require.Equal(t, want, res.Verdict)
 			doc := parseJUnit(t, filepath.Join(dir, FileJUnit))
 			require.Len(t, doc.Suites[0].Cases, 9)
 			for _, r := range results {

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 )
 
 func TestEmptyRunIsUnknown(t *testing.T) {
@@ -20,7 +20,7 @@ func TestEmptyRunIsUnknown(t *testing.T) {
 	requireIn(t, page, `<div class="v">UNKNOWN</div>`)
 	requireIn(t, page, "No checker result was recorded for this run.")
 	requireIn(t, page, "no outbox transitions were recorded")
-	res, err := ReadResults(filepath.Join(dir, FileResults))
+	res, err := verdict.Read(filepath.Join(dir, FileResults))
 	require.NoError(t, err)
 	require.Equal(t, check.Unknown, res.Verdict)
 	doc := parseJUnit(t, filepath.Join(dir, FileJUnit))
@@ -62,25 +62,6 @@ func TestLongViolationIsCapped(t *testing.T) {
 	require.Equal(t, maxSwimCols, strings.Count(page, `class="colline"`), "columns are capped")
 	requireIn(t, page, "blackhole redis (never healed)")
 	requireIn(t, page, "the history holds nothing about this event or job")
-}
-
-func TestReadResultsRefusesOtherVersions(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, FileResults)
-	require.NoError(t, os.WriteFile(path, []byte(`{"schema_version": 3}`), 0o644))
-	_, err := ReadResults(path)
-	require.ErrorContains(t, err, "schema version 3, this build reads 2")
-	// A results.json of schema 1 (before not-exercised and findings) is
-	// refused with the way out: re-check the stored history.
-	require.NoError(t, os.WriteFile(path, []byte(`{"schema_version": 1, "verdict": "pass", "invariants": []}`), 0o644))
-	_, err = ReadResults(path)
-	require.ErrorContains(t, err, "schema version 1, this build reads 2")
-	require.ErrorContains(t, err, "outboxchaos report "+dir)
-	require.NoError(t, os.WriteFile(path, []byte(`{`), 0o644))
-	_, err = ReadResults(path)
-	require.Error(t, err)
-	_, err = ReadResults(filepath.Join(t.TempDir(), "missing.json"))
-	require.ErrorContains(t, err, "read results")
 }
 
 func TestBuildDoesNotModifyItsInput(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 )
 
 const (
@@ -107,7 +108,7 @@ func TestHostileStringsAreEscaped(t *testing.T) {
 	for _, bad := range []string{"<script", "<img", "&amp;"} {
 		requireAbsent(t, raw, bad, FileResults)
 	}
-	var res Results
+	var res verdict.Results
 	require.NoError(t, json.Unmarshal([]byte(raw), &res))
 	require.Equal(t, "random"+hostileScript, res.Run.Scenario)
 	require.Equal(t, hostileAmp, res.Run.Adapter)
@@ -184,7 +185,7 @@ func TestNoPasswordInAnyFile(t *testing.T) {
 
 	dir := t.TempDir()
 	require.NoError(t, WriteRun(filepath.Join(dir, "r1"), run, checks))
-	res, err := ReadResults(filepath.Join(dir, "r1", FileResults))
+	res, err := verdict.Read(filepath.Join(dir, "r1", FileResults))
 	require.NoError(t, err)
 	require.NoError(t, WriteSummary(dir, []RunLink{{Path: "r1", Results: Build(run, checks)}, {Path: "r1", Results: res}}))
 

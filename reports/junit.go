@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 )
 
 // JUnit XML, as CI systems read it: <testsuites> with one <testsuite> per
@@ -61,7 +62,7 @@ type junitSkipped struct {
 
 // writeJUnit writes one testsuite per results, in order. Suites of the same
 // scenario are told apart by their seed.
-func writeJUnit(w io.Writer, all []Results) error {
+func writeJUnit(w io.Writer, all []verdict.Results) error {
 	doc := junitSuites{Name: "outboxchaos"}
 	names := suiteNames(all)
 	var total float64
@@ -88,7 +89,7 @@ func writeJUnit(w io.Writer, all []Results) error {
 	return nil
 }
 
-func suiteNames(all []Results) []string {
+func suiteNames(all []verdict.Results) []string {
 	count := make(map[string]int)
 	for _, r := range all {
 		count[r.Run.Scenario]++
@@ -103,7 +104,7 @@ func suiteNames(all []Results) []string {
 	return out
 }
 
-func junitSuiteFor(name string, r Results) junitSuite {
+func junitSuiteFor(name string, r verdict.Results) junitSuite {
 	s := junitSuite{
 		Name:        name,
 		junitCounts: junitCounts{Time: seconds(r.Duration.D().Seconds())},

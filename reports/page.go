@@ -14,6 +14,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 )
 
 //go:embed templates/*.html
@@ -35,8 +36,8 @@ type runPage struct {
 	Params        []kv
 	Versions      []kv
 	Waived        []kv
-	Counts        Counts
-	Latency       Latency
+	Counts        verdict.Counts
+	Latency       verdict.Latency
 	Exercises     string
 	Findings      []findingView
 	FindingsMore  int
@@ -106,14 +107,14 @@ type faultRow struct {
 }
 
 // renderRun writes index.html for a redacted run and its results.
-func renderRun(w io.Writer, run history.Run, res Results) error {
+func renderRun(w io.Writer, run history.Run, res verdict.Results) error {
 	if err := pageTemplates.ExecuteTemplate(w, "run.html", newRunPage(run, res)); err != nil {
 		return fmt.Errorf("render index.html: %w", err)
 	}
 	return nil
 }
 
-func newRunPage(run history.Run, res Results) runPage {
+func newRunPage(run history.Run, res verdict.Results) runPage {
 	s := runSpan(run)
 	ix := indexRun(run)
 	p := runPage{
@@ -137,7 +138,7 @@ func newRunPage(run history.Run, res Results) runPage {
 		Backlog:       backlogChart(run, ix, s),
 		LatencyChart:  latencyChart(run, ix, s),
 		Legend:        legend(),
-		SchemaVersion: SchemaVersion,
+		SchemaVersion: verdict.SchemaVersion,
 	}
 	p.Violated = violated(newLookup(run), res.Invariants)
 	p.Findings, p.FindingsMore = findingViews(res.Findings, res.Invariants)
@@ -166,7 +167,7 @@ func verdictLabel(v check.Verdict) string {
 }
 
 // headline is the sentence under the verdict.
-func headline(res Results) string {
+func headline(res verdict.Results) string {
 	var failed, unknown, idle, owedIdle []string
 	required, waived := 0, 0
 	owed := map[string]bool{}
@@ -232,7 +233,7 @@ func count(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-func facts(res Results) []kv {
+func facts(res verdict.Results) []kv {
 	m := res.Run
 	yes := map[bool]string{true: "yes", false: "no"}
 	return []kv{

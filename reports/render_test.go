@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 )
 
 // htmlText is s as html/template writes it in text.
@@ -114,7 +115,7 @@ func TestWriteRunFiles(t *testing.T) {
 		require.NoError(t, err)
 		require.Positive(t, st.Size())
 	}
-	res, err := ReadResults(filepath.Join(dir, FileResults))
+	res, err := verdict.Read(filepath.Join(dir, FileResults))
 	require.NoError(t, err)
 	require.Equal(t, check.Fail, res.Verdict)
 	entries, err := os.ReadDir(dir)
@@ -147,7 +148,7 @@ func TestFourStates(t *testing.T) {
 	require.Equal(t, 3, doc.Suites[0].Skipped, "I3 not exercised, I6 waived, I9 unknown")
 	require.Equal(t, 4, doc.Suites[0].Failures)
 
-	res, err := ReadResults(filepath.Join(dir, FileResults))
+	res, err := verdict.Read(filepath.Join(dir, FileResults))
 	require.NoError(t, err)
 	require.Equal(t, check.NotExercised, res.Invariants[2].Verdict)
 	require.Equal(t, check.Fail, res.Verdict, "not exercised does not hide a fail")
@@ -161,7 +162,7 @@ func TestUnexercisedScenarioInvariantMakesTheRunUnknown(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, WriteRun(dir, run, checks))
 
-	res, err := ReadResults(filepath.Join(dir, FileResults))
+	res, err := verdict.Read(filepath.Join(dir, FileResults))
 	require.NoError(t, err)
 	require.Equal(t, check.Unknown, res.Verdict)
 	require.Equal(t, "I8 lease recovery, which this scenario exists to exercise, had nothing to check: no dead owner's claim expired", res.VerdictReason)
@@ -196,7 +197,7 @@ func TestFindingsLeadThePage(t *testing.T) {
 	require.Less(t, r, inv)
 	require.Equal(t, 3, strings.Count(page, `<div class="finding">`))
 
-	res, err := ReadResults(filepath.Join(dir, FileResults))
+	res, err := verdict.Read(filepath.Join(dir, FileResults))
 	require.NoError(t, err)
 	require.Equal(t, check.Findings(res.Invariants), res.Findings)
 	require.Len(t, res.Findings, 3)
@@ -229,7 +230,7 @@ func TestTakeoverDistributionShownAndKept(t *testing.T) {
 	require.NoError(t, WriteRun(dir, run, checks))
 	rows := invariantTable(t, readFile(t, filepath.Join(dir, FileHTML)))
 	requireIn(t, rows, `takeover after lease: n=3, p50 412ms, p99 1.25s, max 1.25s`)
-	res, err := ReadResults(filepath.Join(dir, FileResults))
+	res, err := verdict.Read(filepath.Join(dir, FileResults))
 	require.NoError(t, err)
 	require.Equal(t, checks[7].Takeover, res.Invariants[7].Takeover)
 	raw := readFile(t, filepath.Join(dir, FileResults))
@@ -237,7 +238,7 @@ func TestTakeoverDistributionShownAndKept(t *testing.T) {
 	requireIn(t, raw, `"p99_s": 1.25`)
 }
 
-// results.json round-trips: what ReadResults reads back is what Build made,
+// results.json round-trips: what verdict.Read reads back is what Build made,
 // at this schema version.
 func TestResultsRoundTrip(t *testing.T) {
 	for name := range fixtures {
@@ -245,7 +246,7 @@ func TestResultsRoundTrip(t *testing.T) {
 			run, checks := loadStored(t, name)
 			dir := t.TempDir()
 			require.NoError(t, WriteRun(dir, run, checks))
-			got, err := ReadResults(filepath.Join(dir, FileResults))
+			got, err := verdict.Read(filepath.Join(dir, FileResults))
 			require.NoError(t, err)
 			require.Equal(t, 2, got.SchemaVersion)
 			require.Equal(t, jsonValue(t, marshal(t, Build(run, checks))), jsonValue(t, marshal(t, got)))

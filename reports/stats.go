@@ -9,6 +9,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 )
 
 // runIndex holds the per-event facts the counts, charts and swimlanes share.
@@ -99,16 +100,16 @@ func (ix runIndex) latencies() []latencySample {
 	return out
 }
 
-func summarizeLatency(samples []latencySample) Latency {
+func summarizeLatency(samples []latencySample) verdict.Latency {
 	ds := make([]time.Duration, len(samples))
 	for i, s := range samples {
 		ds[i] = s.d
 	}
 	q, ok := check.Summarize(ds)
 	if !ok {
-		return Latency{}
+		return verdict.Latency{}
 	}
-	return Latency{Samples: q.Count, P50Ms: millis(q.P50), P99Ms: millis(q.P99), MaxMs: millis(q.Max)}
+	return verdict.Latency{Samples: q.Count, P50Ms: millis(q.P50), P99Ms: millis(q.P99), MaxMs: millis(q.Max)}
 }
 
 // millis converts to milliseconds rounded to the microsecond.
@@ -116,8 +117,8 @@ func millis(d time.Duration) float64 {
 	return math.Round(float64(d)/float64(time.Microsecond)) / 1000
 }
 
-func countRun(run history.Run, ix runIndex) Counts {
-	c := Counts{
+func countRun(run history.Run, ix runIndex) verdict.Counts {
+	c := verdict.Counts{
 		Events:      len(ix.rows()),
 		Takes:       len(run.Takes),
 		Transitions: len(run.Transitions),

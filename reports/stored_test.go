@@ -11,6 +11,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 )
 
 var update = flag.Bool("update", false, "rewrite the stored runs under testdata/runs and their golden results")
@@ -95,7 +96,7 @@ func TestStoredRuns(t *testing.T) {
 func TestBuildFailSeveral(t *testing.T) {
 	run, checks := loadStored(t, "fail-several")
 	res := Build(run, checks)
-	require.Equal(t, SchemaVersion, res.SchemaVersion)
+	require.Equal(t, verdict.SchemaVersion, res.SchemaVersion)
 	require.Equal(t, check.Fail, res.Verdict)
 	require.Len(t, res.Invariants, 9)
 	c := res.Counts
@@ -120,7 +121,7 @@ func TestBuildPassBaseline(t *testing.T) {
 	run, checks := loadStored(t, "pass-baseline")
 	res := Build(run, checks)
 	require.Equal(t, check.Pass, res.Verdict)
-	require.Equal(t, Counts{Events: 40, Valid: 40, Published: 40, JobsCreated: 40, Takes: 40, Transitions: 200, Instances: 2}, res.Counts)
+	require.Equal(t, verdict.Counts{Events: 40, Valid: 40, Published: 40, JobsCreated: 40, Takes: 40, Transitions: 200, Instances: 2}, res.Counts)
 	require.Equal(t, 40, res.Latency.Samples)
 	require.InDelta(t, 37.1, res.Latency.MaxMs, 0.001) // claim after 34ms, add +1.8ms, publish +1.3ms
 }

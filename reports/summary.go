@@ -13,6 +13,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/redact"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 )
 
 // RunLink is one run of a `make chaos` invocation, for the summary page.
@@ -21,8 +22,8 @@ type RunLink struct {
 	// separators ("crash-window"); the page links Path/index.html.
 	Path string
 	// Results are the run's results, as Build or WriteRunResults returned
-	// them (or as ReadResults read them back from a stored Path/results.json).
-	Results Results
+	// them (or as verdict.Read read them back from a stored Path/results.json).
+	Results verdict.Results
 }
 
 func (l RunLink) validate(i int) error {
@@ -55,7 +56,7 @@ func WriteSummary(dir string, runs []RunLink) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write summary: %w", err)
 	}
-	all := make([]Results, len(runs))
+	all := make([]verdict.Results, len(runs))
 	for i, l := range runs {
 		all[i] = redactResultsCopy(l.Results)
 	}
@@ -66,7 +67,7 @@ func WriteSummary(dir string, runs []RunLink) error {
 }
 
 // redactResultsCopy redacts results that may not have come from Build.
-func redactResultsCopy(r Results) Results {
+func redactResultsCopy(r verdict.Results) verdict.Results {
 	r.Run = history.RedactMeta(r.Run)
 	r.Invariants = redactResults(r.Invariants)
 	r.VerdictReason = redact.String(r.VerdictReason)
@@ -93,7 +94,7 @@ type summaryRow struct {
 
 type summaryCell struct{ Text, Class, Title string }
 
-func renderSummary(w io.Writer, runs []RunLink, all []Results) error {
+func renderSummary(w io.Writer, runs []RunLink, all []verdict.Results) error {
 	results := make([]check.Result, 0, len(all))
 	ids := invariantIDs(all)
 	p := summaryPage{IDs: ids}
@@ -138,7 +139,7 @@ func countIdle(rs []check.Result) int {
 // why tells a run in lines: its findings' headlines when it has any (the
 // first maxSummaryWhy), else each failed required invariant with its first
 // violation, else why it is unknown.
-func why(res Results) []string {
+func why(res verdict.Results) []string {
 	if len(res.Findings) > 0 {
 		shown, omitted := capSlice(res.Findings, maxSummaryWhy)
 		out := make([]string, 0, len(shown)+1)
@@ -184,7 +185,7 @@ func failedLines(rs []check.Result) []string {
 }
 
 // invariantIDs lists the invariant ids of every run, in first-seen order.
-func invariantIDs(all []Results) []string {
+func invariantIDs(all []verdict.Results) []string {
 	seen := make(map[string]bool)
 	var ids []string
 	for _, r := range all {

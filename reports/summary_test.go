@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 )
 
 func TestWriteSummary(t *testing.T) {
@@ -16,7 +17,7 @@ func TestWriteSummary(t *testing.T) {
 	for _, name := range []string{"pass-baseline", "fail-several"} {
 		run, checks := loadStored(t, name)
 		require.NoError(t, WriteRun(filepath.Join(root, name), run, checks))
-		res, err := ReadResults(filepath.Join(root, name, FileResults))
+		res, err := verdict.Read(filepath.Join(root, name, FileResults))
 		require.NoError(t, err)
 		links = append(links, RunLink{Path: name, Results: res})
 	}
@@ -75,7 +76,7 @@ func TestWriteSummarySameScenarioTwice(t *testing.T) {
 }
 
 func TestWriteSummaryRejectsBadInput(t *testing.T) {
-	res := Results{SchemaVersion: SchemaVersion, Verdict: check.Pass}
+	res := verdict.Results{SchemaVersion: verdict.SchemaVersion, Verdict: check.Pass}
 	for path, want := range map[string]string{
 		"":                        "empty Path",
 		"/abs/run":                "absolute",

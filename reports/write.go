@@ -2,7 +2,6 @@ package reports
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,12 +9,13 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 )
 
 // Files WriteRun writes into a run folder.
 const (
 	FileHTML    = "index.html"
-	FileResults = "results.json"
+	FileResults = verdict.File
 	FileJUnit   = "junit.xml"
 )
 
@@ -27,36 +27,28 @@ func WriteRun(dir string, run history.Run, results []check.Result) error {
 	return err
 }
 
-// WriteRunResults is WriteRun that also returns the Results it wrote into
-// results.json, so that a caller (the runner, the CLI's summary page) takes
-// them from the run instead of reading the file back: the file is an output,
-// not a channel.
-func WriteRunResults(dir string, run history.Run, results []check.Result) (Results, error) {
+// WriteRunResults is WriteRun that also returns the verdict.Results it
+// wrote into results.json, so that a caller (the CLI's summary page,
+// chaostest's failure message) takes them from the run instead of reading
+// the file back: the file is an output, not a channel. run and results
+// are what runner.Run returns (Outcome.History, Outcome.Results).
+func WriteRunResults(dir string, run history.Run, results []check.Result) (verdict.Results, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return Results{}, fmt.Errorf("write report: %w", err)
+		return verdict.Results{}, fmt.Errorf("write report: %w", err)
 	}
 	res := Build(run, results)
 	red := history.Redact(run)
 	red.Sort()
-	if err := writeFile(filepath.Join(dir, FileResults), func(w io.Writer) error { return writeResults(w, res) }); err != nil {
-		return Results{}, err
+	if err := writeFile(filepath.Join(dir, FileResults), func(w io.Writer) error { return verdict.Encode(w, res) }); err != nil {
+		return verdict.Results{}, err
 	}
-	if err := writeFile(filepath.Join(dir, FileJUnit), func(w io.Writer) error { return writeJUnit(w, []Results{res}) }); err != nil {
-		return Results{}, err
+	if err := writeFile(filepath.Join(dir, FileJUnit), func(w io.Writer) error { return writeJUnit(w, []verdict.Results{res}) }); err != nil {
+		return verdict.Results{}, err
 	}
 	if err := writeFile(filepath.Join(dir, FileHTML), func(w io.Writer) error { return renderRun(w, red, res) }); err != nil {
-		return Results{}, err
+		return verdict.Results{}, err
 	}
 	return res, nil
-}
-
-func writeResults(w io.Writer, res Results) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(res); err != nil {
-		return fmt.Errorf("encode results.json: %w", err)
-	}
-	return nil
 }
 
 // writeFile writes path through a temporary file renamed into place, so a

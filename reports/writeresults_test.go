@@ -9,6 +9,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 )
 
 // WriteRunResults hands back exactly what results.json holds, so a caller
@@ -20,7 +21,7 @@ func TestWriteRunResultsReturnsWhatTheFileHolds(t *testing.T) {
 			run, results := fixture()
 			got, err := WriteRunResults(dir, run, results)
 			require.NoError(t, err)
-			stored, err := ReadResults(filepath.Join(dir, FileResults))
+			stored, err := verdict.Read(filepath.Join(dir, FileResults))
 			require.NoError(t, err)
 			require.Equal(t, asJSON(t, stored), asJSON(t, got))
 			require.Equal(t, name == "fail", len(got.Findings) > 0, "findings of %s: %v", name, got.Findings)

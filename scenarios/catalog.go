@@ -9,6 +9,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/contract"
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/nemesis"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 )
@@ -121,7 +122,7 @@ func crashWindow() runner.Scenario {
 	crashes := param(&s, "crashes", 8)
 	// A crash outside the window proves nothing about step 8.
 	s.Landing = []history.Requirement{{Fault: history.LandCrashWindow, AtLeast: 6, Planned: crashes}}
-	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = func(ctx context.Context, n *nemesis.Nemesis) error {
 		if !n.HasCrashPoints() {
 			// From outside: re-armed until every planned crash landed.
 			_, err := n.TrapCrashes(ctx, crashes, 5*time.Second, 60*time.Second)
@@ -158,7 +159,7 @@ func crashPoints() runner.Scenario {
 		{Fault: history.LandCrashWindow, AtLeast: 3},
 		{Fault: history.LandDeadOwner, AtLeast: 4},
 	}
-	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = func(ctx context.Context, n *nemesis.Nemesis) error {
 		for round := 0; round < 2; round++ {
 			for _, p := range points {
 				if err := crashAny(ctx, n, contract.CrashPoint(p), 2); err != nil {
@@ -186,7 +187,7 @@ func leaseExpiry() runner.Scenario {
 	s.Exercises = []string{"I8"}
 	s.Landing = []history.Requirement{{Fault: history.LandDeadOwner, AtLeast: 2}}
 	kills := 4
-	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = func(ctx context.Context, n *nemesis.Nemesis) error {
 		if !n.HasCrashPoints() {
 			// From outside: a random SIGKILL often finds a fast dispatcher
 			// holding nothing, so the window trap kills each instance when
@@ -233,7 +234,7 @@ func zombie() runner.Scenario {
 	}
 	// d1 sleeps right after an add, d2 inside a finalize holding its row
 	// locks, each on its 2nd batch.
-	afterAdd := runner.Pause{Slot: "d1", Point: contract.AfterEnqueue, OnHit: 2, For: lease * 5 / 2, Settle: lease}
+	afterAdd := nemesis.Pause{Slot: "d1", Point: contract.AfterEnqueue, OnHit: 2, For: lease * 5 / 2, Settle: lease}
 	// The finalize stays open 7/4 of a lease, so at least 3/4 of a lease
 	// past its lease end however soon after the claim it began: room for
 	// the others' recovery, which waits a margin after the lease end and
@@ -241,8 +242,8 @@ func zombie() runner.Scenario {
 	// black box's landing asks for a poll and a quarter lease past it
 	// (check.heldFinalizes); a dispatcher that times its statements out
 	// at the lease ends the hold sooner, and still lands.
-	inFinalize := runner.Pause{Slot: "d2", Point: contract.BeforeFinalizeCommit, OnHit: 2, For: lease * 7 / 4, Settle: lease}
-	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
+	inFinalize := nemesis.Pause{Slot: "d2", Point: contract.BeforeFinalizeCommit, OnHit: 2, For: lease * 7 / 4, Settle: lease}
+	s.Script = func(ctx context.Context, n *nemesis.Nemesis) error {
 		if n.HasCrashPoints() {
 			return both(ctx,
 				func(ctx context.Context) error { return n.PauseAt(ctx, afterAdd) },
@@ -253,7 +254,7 @@ func zombie() runner.Scenario {
 		const deadline = 20 * time.Second
 		return both(ctx,
 			func(ctx context.Context) error {
-				trap := runner.Pause{Slot: afterAdd.Slot, For: afterAdd.For, Settle: afterAdd.Settle}
+				trap := nemesis.Pause{Slot: afterAdd.Slot, For: afterAdd.For, Settle: afterAdd.Settle}
 				_, err := n.PauseTrap(ctx, trap, deadline)
 				return err
 			},
@@ -374,7 +375,7 @@ func poison() runner.Scenario {
 func gracefulShutdown() runner.Scenario {
 	s := base("graceful-shutdown", "each instance in turn gets SIGTERM mid-load: it releases what it holds and exits 0", 3, 600)
 	s.Needs = []runner.Needs{runner.NeedGracefulTerm}
-	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = func(ctx context.Context, n *nemesis.Nemesis) error {
 		for _, slot := range n.Slots() {
 			if err := n.Sleep(ctx, 400*time.Millisecond); err != nil {
 				return err
@@ -399,7 +400,7 @@ func dedupeHorizon() runner.Scenario {
 func redisRestart() runner.Scenario {
 	s := base("redis-restart", "Redis is killed and restarted on the same port mid-load (with persistence)", 2, 500)
 	s.Needs = []runner.Needs{runner.NeedServerCtl}
-	s.Script = after(time.Second, func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = after(time.Second, func(ctx context.Context, n *nemesis.Nemesis) error {
 		return n.RestartServer(ctx, "redis", time.Second)
 	})
 	s.Landing = []history.Requirement{{Fault: history.LandOutageStalled, Target: "redis", AtLeast: 1}}

@@ -8,6 +8,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/contract"
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/nemesis"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 )
@@ -50,7 +51,7 @@ func lockConflicts() runner.Scenario {
 	s.Exercises = []string{"I2"}
 	s.Landing = []history.Requirement{{Fault: history.LandSQLError, AtLeast: 5}}
 	refused := faultproxy.Fault{Kind: faultproxy.SQLError, Probability: param(&s, "share", 0.1)}
-	s.Script = after(500*time.Millisecond, func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = after(500*time.Millisecond, func(ctx context.Context, n *nemesis.Nemesis) error {
 		return n.Network(ctx, "mysql", "d1", refused, 5*time.Second)
 	})
 	return s
@@ -81,7 +82,7 @@ func mysqlRestart() runner.Scenario {
 	lease := param(&s, "lease", 5*time.Second)
 	s.Tuning.Lease = history.Duration(lease)
 	down := param(&s, "down", time.Second)
-	s.Script = after(time.Second, func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = after(time.Second, func(ctx context.Context, n *nemesis.Nemesis) error {
 		// A dispatcher slow to boot (Node.js on a busy machine: 3 s seen)
 		// has claimed nothing yet: the restart would find nothing in
 		// flight. Wait until dispatching has begun.
@@ -103,7 +104,7 @@ func mysqlRestart() runner.Scenario {
 		if !n.HasCrashPoints() {
 			return restartWhilePaused(ctx, n, lease, restart)
 		}
-		pause := runner.Pause{Slot: "d1", Point: contract.AfterEnqueue, OnHit: 1, For: lease + 1500*time.Millisecond, Settle: time.Second}
+		pause := nemesis.Pause{Slot: "d1", Point: contract.AfterEnqueue, OnHit: 1, For: lease + 1500*time.Millisecond, Settle: time.Second}
 		return both(ctx, func(ctx context.Context) error { return n.PauseAt(ctx, pause) }, func(ctx context.Context) error {
 			// the re-armed d1 starts and reaches its first add
 			if err := n.Sleep(ctx, 1200*time.Millisecond); err != nil {
@@ -126,8 +127,8 @@ func mysqlRestart() runner.Scenario {
 // the other instance is mid-round when the server goes). When no pause
 // lands within 10 s, d1 is SIGSTOPped wherever it is and the server
 // restarted half a second later, so the second restart still happens.
-func restartWhilePaused(ctx context.Context, n *runner.Nemesis, lease time.Duration, restart func(context.Context) error) error {
-	trap := runner.Pause{Slot: "d1", For: lease + 2*time.Second, Settle: time.Second, While: func(ctx context.Context) error {
+func restartWhilePaused(ctx context.Context, n *nemesis.Nemesis, lease time.Duration, restart func(context.Context) error) error {
+	trap := nemesis.Pause{Slot: "d1", For: lease + 2*time.Second, Settle: time.Second, While: func(ctx context.Context) error {
 		if err := n.Sleep(ctx, 200*time.Millisecond); err != nil {
 			return err
 		}

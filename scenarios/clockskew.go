@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/nemesis"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 )
 
@@ -25,7 +26,7 @@ func clockSkew() runner.Scenario {
 	s.Exercises = []string{"I5"}
 	skew, hold := param(&s, "skew", -10*time.Second), param(&s, "skewed_for", 4*time.Second)
 	s.Landing = []history.Requirement{{Fault: history.LandClockSkew, AtLeast: 5}}
-	s.Script = after(500*time.Millisecond, func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = after(500*time.Millisecond, func(ctx context.Context, n *nemesis.Nemesis) error {
 		return n.SkewClock(ctx, "d2", skew, hold)
 	})
 	return s

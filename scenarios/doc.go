@@ -6,7 +6,7 @@
 // which one of them had nothing to check is unknown, not a pass) and its
 // parameters. `outboxchaos list` prints them.
 //
-// A schedule is plain Go against runner.Nemesis: kill, pause, terminate,
+// A schedule is plain Go against nemesis.Nemesis: kill, pause, terminate,
 // crash at a named point, add and remove network faults per dependency and per
 // instance link, restart a server, wait. Every choice it makes comes from the
 // run's seeded randomness (Nemesis.Rand, Nemesis.Pick), so a seed replays it.

@@ -2,7 +2,6 @@ package scenarios_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -10,6 +9,7 @@ import (
 	refadapter "github.com/outboxchaos/outboxchaos/adapters/reference"
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/nemesis"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/reports"
 )
@@ -34,7 +34,7 @@ func TestQueueErrorLandsAndADisabledFaultMakesTheRunUnknown(t *testing.T) {
 
 	t.Run("disabled", func(t *testing.T) {
 		off := s
-		off.Script = func(ctx context.Context, n *runner.Nemesis) error {
+		off.Script = func(ctx context.Context, n *nemesis.Nemesis) error {
 			return n.Sleep(ctx, 2*s.Tuning.BackoffMax.D()) // the fault it plans, never applied
 		}
 		o := runScenario(t, e, off, runner.Options{Adapter: refadapter.New()})
@@ -44,8 +44,7 @@ func TestQueueErrorLandsAndADisabledFaultMakesTheRunUnknown(t *testing.T) {
 		require.Equal(t, check.Unknown, o.Verdict, "a fault that did not land is never a pass")
 		require.Equal(t, []check.Landing{{Fault: history.LandQueueError, Needed: 10, Landed: 0, Met: false,
 			Reason: "0 adds answered with the broken queue's error; 10 needed"}}, o.Landing)
-		res, err := reports.ReadResults(filepath.Join(o.Dir, reports.FileResults))
-		require.NoError(t, err)
+		res := reports.Build(o.History, o.Results) // what results.json holds
 		require.Equal(t, check.Unknown, res.Verdict)
 		require.Equal(t, o.Landing, res.Landing)
 	})

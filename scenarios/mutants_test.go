@@ -17,6 +17,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+	"github.com/outboxchaos/outboxchaos/reports"
 )
 
 // mutantSeed fixes every run of this file: the schedules' choices replay.
@@ -122,6 +123,10 @@ func runVariant(t *testing.T, e env.Env, s runner.Scenario, a supervisor.Adapter
 	o, err := runner.Run(ctx, runner.Options{Scenario: s, Adapter: a, Env: e, Seed: mutantSeed, Out: out, WorkDir: work})
 	require.NoError(t, err)
 	require.Empty(t, o.Skipped)
+	// The runner returns the history and the results; the report is the
+	// caller's to write, as the CLI and chaostest do.
+	_, err = reports.WriteRunResults(o.Dir, o.History, o.Results)
+	require.NoError(t, err, "write the report")
 	return o
 }
 

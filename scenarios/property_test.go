@@ -22,6 +22,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
+	"github.com/outboxchaos/outboxchaos/reports"
 	"github.com/outboxchaos/outboxchaos/scenarios"
 )
 
@@ -206,6 +207,10 @@ func (p *property) run(s runner.Scenario) runner.Outcome {
 	o, err := runner.Run(ctx, runner.Options{Scenario: s, Adapter: p.adapter, Env: p.env, Seed: propertyRunSeed, Out: out, WorkDir: p.work})
 	require.NoError(t, err, "harness error under schedule:\n%s", s.Params["schedule"])
 	require.Empty(t, o.Skipped)
+	// The runner returns the history and the results; the report is the
+	// caller's to write, as the CLI and chaostest do.
+	_, err = reports.WriteRunResults(o.Dir, o.History, o.Results)
+	require.NoError(t, err, "write the report")
 	return o
 }
 

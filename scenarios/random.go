@@ -9,6 +9,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/contract"
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
+	"github.com/outboxchaos/outboxchaos/harness/nemesis"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 )
@@ -317,7 +318,7 @@ func (s Schedule) Scenario(name string, base runner.Scenario) runner.Scenario {
 	sc.Params["schedule"] = s.Line()
 	steps := append(Schedule(nil), s...)
 	slots := sc.Instances
-	sc.Script = func(ctx context.Context, n *runner.Nemesis) error {
+	sc.Script = func(ctx context.Context, n *nemesis.Nemesis) error {
 		if err := steps.Validate(slots); err != nil {
 			return err
 		}
@@ -362,7 +363,7 @@ func (s Schedule) needs() []runner.Needs {
 }
 
 // Run executes the steps in order through the nemesis.
-func (s Schedule) Run(ctx context.Context, n *runner.Nemesis) error {
+func (s Schedule) Run(ctx context.Context, n *nemesis.Nemesis) error {
 	for i, st := range s {
 		if err := st.run(ctx, n); err != nil {
 			return fmt.Errorf("schedule step %d (%s): %w", i+1, st, err)
@@ -371,7 +372,7 @@ func (s Schedule) Run(ctx context.Context, n *runner.Nemesis) error {
 	return nil
 }
 
-func (s Step) run(ctx context.Context, n *runner.Nemesis) error {
+func (s Step) run(ctx context.Context, n *nemesis.Nemesis) error {
 	switch s.Op {
 	case OpWait:
 		return n.Sleep(ctx, s.For)
@@ -545,7 +546,7 @@ func Random() runner.Scenario {
 	s.ConsumerLeavesRows = true
 	s.Needs = []runner.Needs{runner.NeedServerCtl}
 	s.Params["schedule"] = "drawn at run time from the seed"
-	s.Script = func(ctx context.Context, n *runner.Nemesis) error {
+	s.Script = func(ctx context.Context, n *nemesis.Nemesis) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

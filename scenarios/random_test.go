@@ -12,6 +12,7 @@ import (
 	refadapter "github.com/outboxchaos/outboxchaos/adapters/reference"
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/nemesis"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/scenarios"
 )
@@ -135,7 +136,7 @@ func TestRandomScheduleMakesItsScenario(t *testing.T) {
 	require.InDelta(t, 40.0, empty.Rate, 0.01, "over at least a second")
 
 	bad := scenarios.Schedule{{Op: scenarios.OpKill, Slot: "d3", For: time.Second}}.Scenario("property-3", base)
-	require.ErrorContains(t, bad.Script(context.Background(), &runner.Nemesis{}), `slot "d3": want d1..d2`)
+	require.ErrorContains(t, bad.Script(context.Background(), &nemesis.Nemesis{}), `slot "d3": want d1..d2`)
 }
 
 func TestRandomCatalogEntryDescribesItself(t *testing.T) {
@@ -146,7 +147,7 @@ func TestRandomCatalogEntryDescribesItself(t *testing.T) {
 	require.Equal(t, "drawn at run time from the seed", s.Params["schedule"])
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	require.ErrorIs(t, s.Script(ctx, &runner.Nemesis{}), context.Canceled)
+	require.ErrorIs(t, s.Script(ctx, &nemesis.Nemesis{}), context.Canceled)
 }
 
 // The "random" entry end to end: the reference passes the schedule drawn

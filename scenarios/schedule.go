@@ -8,15 +8,16 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/contract"
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
+	"github.com/outboxchaos/outboxchaos/harness/nemesis"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 )
 
 // script is a scenario's fault schedule (runner.Scenario.Script).
-type script = func(ctx context.Context, n *runner.Nemesis) error
+type script = func(ctx context.Context, n *nemesis.Nemesis) error
 
 // after is the schedule that lets the load run for d, then runs step.
 func after(d time.Duration, step script) script {
-	return func(ctx context.Context, n *runner.Nemesis) error {
+	return func(ctx context.Context, n *nemesis.Nemesis) error {
 		if err := n.Sleep(ctx, d); err != nil {
 			return err
 		}
@@ -34,7 +35,7 @@ func both(ctx context.Context, a, b func(context.Context) error) error {
 
 // crashAny crashes a drawn instance at point on one of its next hits of it
 // (the 1st up to the within-th, drawn), waiting up to 5 s for that hit.
-func crashAny(ctx context.Context, n *runner.Nemesis, point contract.CrashPoint, within int) error {
+func crashAny(ctx context.Context, n *nemesis.Nemesis, point contract.CrashPoint, within int) error {
 	return n.CrashAt(ctx, n.Pick(), point, 1+n.Rand().Intn(within), 5*time.Second)
 }
 
@@ -49,7 +50,7 @@ const (
 // networkOnce is the schedule of one network fault f on dep for d, half a
 // second into the load.
 func networkOnce(dep string, f faultproxy.Fault, d time.Duration, on link) script {
-	return after(500*time.Millisecond, func(ctx context.Context, n *runner.Nemesis) error {
+	return after(500*time.Millisecond, func(ctx context.Context, n *nemesis.Nemesis) error {
 		if on == allLinks {
 			return n.Network(ctx, dep, "", f, d)
 		}
@@ -66,7 +67,7 @@ func networkOnce(dep string, f faultproxy.Fault, d time.Duration, on link) scrip
 // refuses every add to it) while the others flow, and notes which queue it
 // was (broken_queue) in the run's parameters.
 func breakLastQueue(d time.Duration) script {
-	return func(ctx context.Context, n *runner.Nemesis) error {
+	return func(ctx context.Context, n *nemesis.Nemesis) error {
 		qs := n.Queues()
 		q := qs[len(qs)-1]
 		n.Note("broken_queue", q)

@@ -18,6 +18,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+	"github.com/outboxchaos/outboxchaos/reports"
 	"github.com/outboxchaos/outboxchaos/scenarios"
 )
 
@@ -351,6 +352,10 @@ func runWith(t *testing.T, e env.Env, a supervisor.Adapter, work, name string, e
 	})
 	require.NoError(t, err)
 	require.Empty(t, o.Skipped)
+	// The runner returns the history and the results; the report is the
+	// caller's to write, as the CLI and chaostest do.
+	_, err = reports.WriteRunResults(o.Dir, o.History, o.Results)
+	require.NoError(t, err, "write the report")
 	t.Logf("%s on %s: %s in %s", name, a.Name(), o.Verdict, time.Since(start).Round(100*time.Millisecond))
 	return o
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+	"github.com/outboxchaos/outboxchaos/reports"
 	"github.com/outboxchaos/outboxchaos/scenarios"
 )
 
@@ -132,6 +133,10 @@ func runScenarioWith(t *testing.T, a supervisor.Adapter, name string, events int
 	})
 	require.NoError(t, err)
 	require.Empty(t, o.Skipped)
+	// The runner returns the history and the results; the report is the
+	// caller's to write, as the CLI and chaostest do.
+	_, err = reports.WriteRunResults(o.Dir, o.History, o.Results)
+	require.NoError(t, err, "write the report")
 	return o
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
+	"github.com/outboxchaos/outboxchaos/reports"
 	"github.com/outboxchaos/outboxchaos/scenarios"
 )
 
@@ -71,7 +72,7 @@ func TestExamplesPassTheNewScenarios(t *testing.T) {
 				for _, l := range o.Landing {
 					require.True(t, l.Met, "%s: %s", l.Fault, l.Reason)
 				}
-				require.Zero(t, o.Report.Counts.ValidFailed, "valid events failed")
+				require.Zero(t, reports.Build(o.History, o.Results).Counts.ValidFailed, "valid events failed")
 				if name == "mysql-restart" {
 					require.Equal(t, 2, countFaultKind(o, "server-restart"), "both restarts ran")
 				}
@@ -119,7 +120,7 @@ func runSized(t *testing.T, ex example, name string) runner.Outcome {
 // countFaultKind counts the run's applied faults of kind.
 func countFaultKind(o runner.Outcome, kind string) int {
 	n := 0
-	for _, f := range o.Report.Faults {
+	for _, f := range o.History.Faults {
 		if f.Kind == kind {
 			n++
 		}

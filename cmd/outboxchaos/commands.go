@@ -16,6 +16,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 	"github.com/outboxchaos/outboxchaos/reports"
 	"github.com/outboxchaos/outboxchaos/scenarios"
 )
@@ -141,8 +142,7 @@ func runAll(ctx context.Context, f runFlags, list []runner.Scenario, summary boo
 			dir = filepath.Join(f.out, s.Name)
 		}
 		seed := f.seed + int64(i)
-		start := time.Now()
-		o, err := runner.Run(ctx, runner.Options{
+		o, res, err := runAndRender(ctx, runner.Options{
 			Scenario: s, Adapter: a, Env: e, Seed: seed, Out: dir, Progress: os.Stderr,
 			Command: runner.ReplayCommand(s.Name, f.adapter, seed, dir),
 		})
@@ -150,12 +150,9 @@ func runAll(ctx context.Context, f runFlags, list []runner.Scenario, summary boo
 			return outs, err
 		}
 		outs = append(outs, o)
-		if o.Skipped != "" {
-			fmt.Fprintf(os.Stderr, "%s: SKIPPED: %s\n", s.Name, o.Skipped)
-			continue
+		if o.Skipped == "" {
+			links = append(links, reports.RunLink{Path: s.Name, Results: res})
 		}
-		links = append(links, reports.RunLink{Path: s.Name, Results: o.Report})
-		fmt.Fprintf(os.Stderr, "%s: %s in %s%s\n", s.Name, strings.ToUpper(string(o.Verdict)), time.Since(start).Round(100*time.Millisecond), reasonSuffix(o.Verdict, o.Reason))
 		if ctx.Err() != nil {
 			return outs, ctx.Err()
 		}
@@ -166,6 +163,29 @@ func runAll(ctx context.Context, f runFlags, list []runner.Scenario, summary boo
 		}
 	}
 	return outs, nil
+}
+
+// runAndRender runs one scenario, writes its report (index.html,
+// results.json, junit.xml) into the run folder from the history and the
+// results the run returned, and says how it went on stderr. The outcome it
+// returns keeps no history: the summary needs only the results.
+func runAndRender(ctx context.Context, opts runner.Options) (runner.Outcome, verdict.Results, error) {
+	name, start := opts.Scenario.Name, time.Now()
+	o, err := runner.Run(ctx, opts)
+	if err != nil {
+		return o, verdict.Results{}, err
+	}
+	if o.Skipped != "" {
+		fmt.Fprintf(os.Stderr, "%s: SKIPPED: %s\n", name, o.Skipped)
+		return o, verdict.Results{}, nil
+	}
+	res, err := reports.WriteRunResults(o.Dir, o.History, o.Results)
+	if err != nil {
+		return o, res, fmt.Errorf("%s report: %w", name, err)
+	}
+	o.History = history.Run{}
+	fmt.Fprintf(os.Stderr, "%s: %s in %s%s\n", name, strings.ToUpper(string(o.Verdict)), time.Since(start).Round(100*time.Millisecond), reasonSuffix(o.Verdict, o.Reason))
+	return o, res, nil
 }
 
 // shard keeps the i-th of n round-robin slices of the catalog.

@@ -14,6 +14,8 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
+	"github.com/outboxchaos/outboxchaos/reports"
 	"github.com/outboxchaos/outboxchaos/scenarios"
 )
 
@@ -201,7 +203,11 @@ func (s *suite) runOne(t *testing.T, sc runner.Scenario, seed int64) {
 		}
 		t.Fatalf("chaostest: %s: harness error: %v\nreproduce: %s", sc.Name, err, cmd)
 	}
-	act, msg := judge(o, *strictFlag, cmd, *outFlag != "")
+	res, err := render(o)
+	if err != nil {
+		t.Fatalf("chaostest: %s: harness error: %v\nreproduce: %s", sc.Name, err, cmd)
+	}
+	act, msg := judge(o, res, *strictFlag, cmd, *outFlag != "")
 	switch act {
 	case actFail:
 		t.Error(msg)
@@ -210,4 +216,18 @@ func (s *suite) runOne(t *testing.T, sc runner.Scenario, seed int64) {
 	default:
 		t.Log(msg)
 	}
+}
+
+// render writes the run folder's report (index.html, results.json,
+// junit.xml) from the history and the results the run returned; a skipped
+// run has none.
+func render(o runner.Outcome) (verdict.Results, error) {
+	if o.Skipped != "" {
+		return verdict.Results{}, nil
+	}
+	res, err := reports.WriteRunResults(o.Dir, o.History, o.Results)
+	if err != nil {
+		return res, fmt.Errorf("report of %s: %w", o.Dir, err)
+	}
+	return res, nil
 }

@@ -38,8 +38,10 @@
 // (env.ConfigFromEnv: the private mariadbd and redis-server of package
 // localenv unless OUTBOXCHAOS_ENV or OUTBOXCHAOS_MYSQL_DSN and
 // OUTBOXCHAOS_REDIS_URL say otherwise) and closes it when the test ends.
-// Each subtest is one runner.Run with its own database and run folder, and
-// the dispatcher is built once per Run. Scenario i of the selection gets
+// Each subtest is one runner.Run with its own database and run folder, whose
+// report (index.html, results.json, junit.xml) the subtest then renders
+// with package reports from the history and results the run returned; the
+// dispatcher is built once per Run. Scenario i of the selection gets
 // seed+i, like `outboxchaos chaos --seed`, and the seed is logged.
 //
 // Like cmd/outboxchaos, this package is an entry point, not part of the

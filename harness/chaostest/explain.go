@@ -8,7 +8,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
-	"github.com/outboxchaos/outboxchaos/reports"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 )
 
 // How much of a failed run the test log shows; the run folder has it all.
@@ -22,9 +22,8 @@ const (
 // finding (the cause: its headline, the invariants it breaks, the events,
 // jobs and instances it is about, and the lead violation's steps, the
 // events in time order), and the command that reproduces the run. It reads
-// the run's results.json content (Outcome.Report), already redacted.
-func explain(o runner.Outcome, cmd, folder string) string {
-	r := o.Report
+// the run's results.json content (r), already redacted.
+func explain(o runner.Outcome, r verdict.Results, cmd, folder string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "FAIL: %s against %s, seed %d: %s\n", r.Run.Scenario, r.Run.Adapter, r.Run.Seed, strings.TrimSpace(o.Reason))
 	shown := r.Findings
@@ -42,7 +41,7 @@ func explain(o runner.Outcome, cmd, folder string) string {
 	return b.String()
 }
 
-func writeFinding(b *strings.Builder, f check.Finding, r reports.Results) {
+func writeFinding(b *strings.Builder, f check.Finding, r verdict.Results) {
 	names := map[string]string{}
 	for _, inv := range r.Invariants {
 		names[inv.ID] = inv.Name
@@ -71,7 +70,7 @@ func writeFinding(b *strings.Builder, f check.Finding, r reports.Results) {
 }
 
 // lead is the finding's first violation, the one its headline tells.
-func lead(f check.Finding, r reports.Results) (check.Violation, bool) {
+func lead(f check.Finding, r verdict.Results) (check.Violation, bool) {
 	if len(f.Violations) == 0 {
 		return check.Violation{}, false
 	}

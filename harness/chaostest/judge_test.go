@@ -11,34 +11,36 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 	"github.com/outboxchaos/outboxchaos/reports"
 )
 
 const replay = "outboxchaos run --scenario poison --adapter mutant:poison-as-transient --seed 7 --out runs/poison"
 
 // recorded re-checks a stored history as the runner would have, giving the
-// Outcome a subtest gets.
-func recorded(t *testing.T, name string) runner.Outcome {
+// Outcome a subtest gets and its results.json (as render builds it).
+func recorded(t *testing.T, name string) (runner.Outcome, verdict.Results) {
 	t.Helper()
 	run, err := history.Load(filepath.Join("..", "..", "testdata", "histories", name))
 	require.NoError(t, err)
 	results := check.Evaluate(run)
 	landing := check.CheckLanding(run)
 	v, why := check.Decide(results, run.Meta.Exercises, landing)
-	return runner.Outcome{Dir: "runs/poison", Verdict: v, Reason: why, Results: results, Landing: landing, Report: reports.Build(run, results)}
+	o := runner.Outcome{Dir: "runs/poison", Verdict: v, Reason: why, Results: results, Landing: landing, History: run}
+	return o, reports.Build(run, results)
 }
 
 // A failed run's message tells the cause, the invariants, the events and
 // the steps that prove it, and the replay command; all of it from the
 // recorded history, none from the dispatcher's words.
 func TestAFailedRunSaysWhatHappenedAndHowToReplayIt(t *testing.T) {
-	o := recorded(t, "bad-i4-poison-retried")
+	o, res := recorded(t, "bad-i4-poison-retried")
 	require.Equal(t, check.Fail, o.Verdict)
-	act, msg := judge(o, false, replay, false)
+	act, msg := judge(o, res, false, replay, false)
 	require.Equal(t, actFail, act)
-	f := o.Report.Findings[0]
+	f := res.Findings[0]
 	for _, want := range []string{
-		"FAIL: " + o.Report.Run.Scenario + " against " + o.Report.Run.Adapter,
+		"FAIL: " + res.Run.Scenario + " against " + res.Run.Adapter,
 		"finding 1 of 1: " + f.Headline,
 		"breaks: I4 ",
 		"what happened to event ",
@@ -47,10 +49,10 @@ func TestAFailedRunSaysWhatHappenedAndHowToReplayIt(t *testing.T) {
 	} {
 		require.Contains(t, msg, want)
 	}
-	lead, ok := lead(f, o.Report)
+	lead, ok := lead(f, res)
 	require.True(t, ok)
 	require.Contains(t, msg, "[mysql] "+firstOf(lead.Steps, "mysql").Text, "the lead violation's steps are listed")
-	_, kept := judge(o, false, replay, true)
+	_, kept := judge(o, res, false, replay, true)
 	require.NotContains(t, kept, "removed when the test ends")
 }
 
@@ -64,25 +66,26 @@ func firstOf(steps []check.Line, source string) check.Line {
 }
 
 func TestUnknownSkipsUnlessStrictAndMissingCapabilitiesSkip(t *testing.T) {
-	o := recorded(t, "unknown-i1-gaps")
+	o, res := recorded(t, "unknown-i1-gaps")
 	require.Equal(t, check.Unknown, o.Verdict)
-	act, msg := judge(o, false, replay, true)
+	act, msg := judge(o, res, false, replay, true)
 	require.Equal(t, actSkip, act)
 	require.Contains(t, msg, "unknown (unknown): "+strings.TrimSpace(o.Reason))
 	require.Contains(t, msg, "reproduce: "+replay)
-	act, msg = judge(o, true, replay, true)
+	act, msg = judge(o, res, true, replay, true)
 	require.Equal(t, actFail, act)
 	require.Contains(t, msg, "-chaostest.strict")
 
-	act, msg = judge(runner.Outcome{Verdict: check.NotExercised, Reason: "I4: no poison events"}, false, replay, true)
+	act, msg = judge(runner.Outcome{Verdict: check.NotExercised, Reason: "I4: no poison events"}, verdict.Results{}, false, replay, true)
 	require.Equal(t, actSkip, act, "any verdict but pass and fail is unknown")
 	require.Contains(t, msg, "I4: no poison events")
 
-	act, msg = judge(runner.Outcome{Skipped: "the adapter exposes no crash points", Verdict: check.Unknown}, true, replay, true)
+	act, msg = judge(runner.Outcome{Skipped: "the adapter exposes no crash points", Verdict: check.Unknown}, verdict.Results{}, true, replay, true)
 	require.Equal(t, actSkip, act, "a missing capability skips, strict or not")
 	require.Equal(t, "skipped: the adapter exposes no crash points", msg)
 
-	act, _ = judge(recorded(t, "good-clean"), true, replay, true)
+	o, res = recorded(t, "good-clean")
+	act, _ = judge(o, res, true, replay, true)
 	require.Equal(t, actPass, act)
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // faultClockSkew is the fault kind the nemesis records for a skewed clock
-// (runner.FaultClockSkew).
+// (nemesis.FaultClockSkew).
 const faultClockSkew = "clock-skew"
 
 // checkLeaseAtClaim is I5's rule for a lease that excludes nobody: a claim

@@ -20,6 +20,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/localenv"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
+	"github.com/outboxchaos/outboxchaos/reports"
 	"github.com/outboxchaos/outboxchaos/scenarios"
 )
 
@@ -96,6 +97,10 @@ func TestStagingWithPasswords(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.Empty(t, o.Skipped)
+	// The runner returns the history and the results; the report is the
+	// caller's to write, as the CLI and chaostest do.
+	_, err = reports.WriteRunResults(o.Dir, o.History, o.Results)
+	require.NoError(t, err, "write the report")
 	require.Equal(t, check.Pass, o.Verdict, o.Reason)
 
 	requireNoPassword(t, out)

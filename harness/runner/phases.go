@@ -12,9 +12,9 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/internal/sleep"
 	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
-	"github.com/outboxchaos/outboxchaos/reports"
 )
 
 // contractEnv is the environment of contract.md section 3 for one slot, with
@@ -89,16 +89,8 @@ func (r *session) heal(ctx context.Context) error {
 	if err := r.proxy.HealAll(); err != nil {
 		return fmt.Errorf("heal proxy: %w", err)
 	}
-	alive := map[string]bool{}
-	for _, s := range r.sup.Alive() {
-		alive[s] = true
-	}
-	for _, slot := range r.nem.slots {
-		if !alive[slot] {
-			if err := r.nem.start(ctx, slot, r.nem.slotEnv[slot]); err != nil {
-				return err
-			}
-		}
+	if err := r.nem.Revive(ctx); err != nil {
+		return err
 	}
 	now := time.Now().UTC()
 	r.rec.Update(func(run *history.Run) {
@@ -109,7 +101,7 @@ func (r *session) heal(ctx context.Context) error {
 			}
 		}
 	})
-	r.log("heal: faults removed, %d instances alive", len(r.nem.slots))
+	r.log("heal: faults removed, %d instances alive", len(r.nem.Slots()))
 	return nil
 }
 
@@ -141,7 +133,7 @@ func (r *session) drain(ctx context.Context) error {
 		} else {
 			quietPolls = 0
 		}
-		if err := r.nem.Sleep(ctx, 200*time.Millisecond); err != nil {
+		if err := sleep.For(ctx, 200*time.Millisecond); err != nil {
 			return err
 		}
 	}
@@ -233,20 +225,20 @@ func (r *session) progress(ctx context.Context) (done, total int, err error) {
 	return total - open, total, nil
 }
 
-// finish stops the instances, reads the history, checks it and writes the
-// run folder; it returns the results.json it wrote.
-func (r *session) finish(ctx context.Context) ([]check.Result, []check.Landing, reports.Results, error) {
+// finish stops the instances, reads the history, writes it into the run
+// folder and checks it; it returns the history as stored and the results.
+func (r *session) finish(ctx context.Context) (history.Run, []check.Result, error) {
 	r.stopInstances()
 	r.stopBg()
 	if err := <-r.bgDone; err != nil && ctx.Err() == nil {
 		r.log("consumer: %v", err)
 	}
 	if err := r.stopObserver(); err != nil {
-		return nil, nil, reports.Results{}, fmt.Errorf("stop redis observer: %w", err)
+		return history.Run{}, nil, fmt.Errorf("stop redis observer: %w", err)
 	}
 	trans, final, err := r.readHistory(ctx)
 	if err != nil {
-		return nil, nil, reports.Results{}, err
+		return history.Run{}, nil, err
 	}
 	now := time.Now().UTC()
 	r.rec.Update(func(run *history.Run) {
@@ -258,14 +250,9 @@ func (r *session) finish(ctx context.Context) ([]check.Result, []check.Landing, 
 	// stores, so `outboxchaos report` re-checks the very same history.
 	h := history.Redact(r.rec.Snapshot())
 	if err := history.Write(r.o.Out, h); err != nil {
-		return nil, nil, reports.Results{}, err
+		return history.Run{}, nil, err
 	}
-	results := check.Evaluate(h)
-	report, err := reports.WriteRunResults(r.o.Out, h, results)
-	if err != nil {
-		return nil, nil, reports.Results{}, fmt.Errorf("write report: %w", err)
-	}
-	return results, check.CheckLanding(h), report, nil
+	return h, check.Evaluate(h), nil
 }
 
 func (r *session) stopInstances() {

@@ -21,10 +21,10 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/nemesis"
 	"github.com/outboxchaos/outboxchaos/harness/observe"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
-	"github.com/outboxchaos/outboxchaos/reports"
 )
 
 // Options is one run's input.
@@ -48,9 +48,10 @@ type Outcome struct {
 	Results []check.Result
 	Landing []check.Landing // the scenario's landing requirements, judged
 	Skipped string          // non-empty when the scenario needed a missing capability
-	// Report is what the run folder's results.json holds (redacted), handed
-	// back so that no caller reads the file it just wrote; zero when skipped.
-	Report reports.Results
+	// History is the run as its folder stores it (redacted), which the
+	// results judged; the caller renders the report from it and Results
+	// (reports.WriteRunResults). Zero when skipped.
+	History history.Run
 }
 
 // Exit codes of the CLI.
@@ -162,14 +163,14 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	if err := r.drain(ctx); err != nil {
 		return out, fmt.Errorf("%s drain: %w", o.Scenario.Name, err)
 	}
-	results, landing, report, err := r.finish(ctx)
+	h, results, err := r.finish(ctx)
 	if err != nil {
 		return out, fmt.Errorf("%s check: %w", o.Scenario.Name, err)
 	}
-	out.Results, out.Landing, out.Report = results, landing, report
+	out.History, out.Results, out.Landing = h, results, check.CheckLanding(h)
 	// Nothing checked, an exercised invariant with nothing to check, or a
 	// fault that did not land: not a pass.
-	out.Verdict, out.Reason = check.Decide(results, o.Scenario.Exercises, landing)
+	out.Verdict, out.Reason = check.Decide(results, o.Scenario.Exercises, out.Landing)
 	if out.Reason != "" {
 		r.log("verdict %s: %s (%s)", strings.ToUpper(string(out.Verdict)), out.Reason, o.Out)
 	} else {
@@ -200,7 +201,7 @@ type session struct {
 	sup       *supervisor.Supervisor
 	obs       *observe.RedisObserver
 	obsDone   bool
-	nem       *Nemesis
+	nem       *nemesis.Nemesis
 	stopBg    context.CancelFunc
 	bgDone    chan error
 	closers   []func() error
@@ -366,24 +367,40 @@ func (r *session) startInstances(ctx context.Context) error {
 	}
 	r.sup = supervisor.New(r.o.Adapter, r.rec, filepath.Join(r.o.Out, "logs"))
 	r.closers = append(r.closers, r.sup.Close)
-	r.nem = &Nemesis{
-		sup: r.sup, proxy: r.proxy, links: r.links, env: r.o.Env, rec: r.rec, draws: newDraws(r.rng.Int63()),
-		slots: slots(r.o.Scenario.Instances), slotEnv: map[string]map[string]string{},
-		caps: r.o.Adapter.Capabilities(), db: r.db, obs: r.obs, schema: r.o.Adapter.Schema(), progress: r.progress,
-		prefix: r.prefix, queues: append([]string(nil), r.queues...),
+	slotEnv, err := r.slotEnvs()
+	if err != nil {
+		return err
 	}
-	for _, slot := range r.nem.slots {
-		e, err := r.contractEnv(slot)
-		if err != nil {
-			return err
-		}
-		r.nem.slotEnv[slot] = e
-		if _, err := r.sup.Start(ctx, slot, e); err != nil {
+	nem, err := nemesis.New(nemesis.Config{
+		Supervisor: r.sup, Recorder: r.rec, Slots: slots(r.o.Scenario.Instances), SlotEnv: slotEnv,
+		Links: r.links, Env: r.o.Env, Capabilities: r.o.Adapter.Capabilities(), Seed: r.rng.Int63(),
+		DB: r.db, Schema: r.o.Adapter.Schema(), Observer: r.obs, Progress: r.progress,
+		Prefix: r.prefix, Queues: r.queues,
+	})
+	if err != nil {
+		return err
+	}
+	r.nem = nem
+	for _, slot := range nem.Slots() {
+		if _, err := r.sup.Start(ctx, slot, slotEnv[slot]); err != nil {
 			return fmt.Errorf("start instance %s: %w", slot, err)
 		}
 	}
-	r.log("setup: %d instances started", len(r.nem.slots))
+	r.log("setup: %d instances started", len(r.nem.Slots()))
 	return nil
+}
+
+// slotEnvs is every slot's contract environment (contractEnv).
+func (r *session) slotEnvs() (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	for _, slot := range slots(r.o.Scenario.Instances) {
+		e, err := r.contractEnv(slot)
+		if err != nil {
+			return nil, err
+		}
+		out[slot] = e
+	}
+	return out, nil
 }
 
 func (r *session) close() {

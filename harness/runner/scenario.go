@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"strconv"
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/nemesis"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 )
 
@@ -65,7 +67,7 @@ type Scenario struct {
 	Drain time.Duration
 	// Script drives the faults during the load phase. It runs concurrently
 	// with the producer and must return when its schedule is done or ctx ends.
-	Script func(ctx context.Context, n *Nemesis) error
+	Script func(ctx context.Context, n *nemesis.Nemesis) error
 	// Params are the scenario's own parameters beyond its fields (the
 	// crashes planned, an outage's length), shown in reports and
 	// results.json with the ones ShownParams derives from the fields.
@@ -77,7 +79,7 @@ type Scenario struct {
 // cannot disagree with what ran (instances, events, and the consumer's
 // options when set). A derived key wins over the same key in Params.
 func (s Scenario) ShownParams() map[string]string {
-	out := cloneMap(s.Params)
+	out := maps.Clone(s.Params)
 	if out == nil {
 		out = map[string]string{}
 	}

@@ -17,6 +17,7 @@ import (
 	harnessenv "github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
+	"github.com/outboxchaos/outboxchaos/harness/verdict"
 	"github.com/outboxchaos/outboxchaos/reports"
 	"github.com/outboxchaos/outboxchaos/scenarios"
 )
@@ -97,6 +98,10 @@ func runWithoutConsumer(t *testing.T, e harnessenv.Env, name string) string {
 	})
 	require.NoError(t, err)
 	require.Empty(t, o.Skipped)
+	// The runner returns the history and the results; the report is the
+	// caller's to write, as the CLI and chaostest do.
+	_, err = reports.WriteRunResults(o.Dir, o.History, o.Results)
+	require.NoError(t, err, "write the report")
 	require.Equal(t, check.Pass, o.Verdict, "%s: %s (run folder %s)", name, o.Reason, out)
 	return out
 }
@@ -105,7 +110,7 @@ func runWithoutConsumer(t *testing.T, e harnessenv.Env, name string) string {
 // results.json and the page.
 func requireNoValidEventFailed(t *testing.T, out string) {
 	t.Helper()
-	res, err := reports.ReadResults(filepath.Join(out, reports.FileResults))
+	res, err := verdict.Read(filepath.Join(out, reports.FileResults))
 	require.NoError(t, err)
 	require.Zero(t, res.Counts.ValidFailed, "valid events failed")
 	require.Zero(t, res.Counts.Unfinished)

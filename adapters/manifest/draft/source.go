@@ -1,4 +1,4 @@
-package main
+package draft
 
 import (
 	"context"
@@ -181,3 +181,50 @@ var autoIncrementOption = regexp.MustCompile(`(?i)\s+AUTO_INCREMENT=\d+`)
 // freshDDL is a SHOW CREATE TABLE statement for a fresh database: the
 // table's AUTO_INCREMENT counter left out.
 func freshDDL(stmt string) string { return autoIncrementOption.ReplaceAllString(stmt, "") }
+
+// source is what init reads: the tables, and the database when one is given.
+type source struct {
+	tables map[string]schemaddl.Table
+	desc   string
+	db     *readOnlyDB
+}
+
+func (s source) close() {
+	if s.db != nil {
+		s.db.close()
+	}
+}
+
+// readSource reads the tables from --ddl, else from --dsn, and keeps the
+// database open for the status words.
+func readSource(ctx context.Context, f Options) (source, error) {
+	var s source
+	if f.DSN != "" {
+		db, err := openReadOnly(ctx, f.DSN)
+		if err != nil {
+			return s, err
+		}
+		s.db, s.desc = db, db.where
+	}
+	if f.DDL != "" {
+		tables, err := readDDLFile(f.DDL)
+		if err != nil {
+			s.close()
+			return s, err
+		}
+		s.tables, s.desc = tables, "DDL file "+f.DDL
+		if s.db != nil {
+			s.desc += " (status words also from " + s.db.where + ")"
+		}
+		return s, nil
+	}
+	stmts, err := s.db.createStatements(ctx)
+	if err == nil {
+		s.tables, err = schemaddl.ParseTables(stmts)
+	}
+	if err != nil {
+		s.close()
+		return s, fmt.Errorf("%s: %w", s.db.where, err)
+	}
+	return s, nil
+}

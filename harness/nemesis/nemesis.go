@@ -1,4 +1,4 @@
-package runner
+package nemesis
 
 import (
 	"context"
@@ -22,7 +22,6 @@ import (
 // history as a fault window with a start and an end.
 type Nemesis struct {
 	sup      *supervisor.Supervisor
-	proxy    *faultproxy.Server
 	links    map[string]*faultproxy.Proxy // "mysql/d1", "redis/d1"
 	env      env.Env
 	rec      *history.Recorder

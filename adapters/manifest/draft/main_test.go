@@ -1,4 +1,4 @@
-package main
+package draft
 
 import (
 	"testing"
@@ -6,5 +6,5 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 )
 
-// TestMain closes the private MariaDB that init's database tests share.
+// TestMain closes the private MariaDB that the database tests share.
 func TestMain(m *testing.M) { localtest.Main(m) }

@@ -1,4 +1,4 @@
-package main
+package draft
 
 import (
 	"context"
@@ -79,15 +79,15 @@ func fingerprint(t *testing.T, db *sql.DB) string {
 // init proposes exactly the hand-written manifest's mapping, status words
 // included; the CREATE TABLE file it writes applies to a fresh database;
 // and the database is as it was, row for row.
-func TestInitDraftsRoomServiceFromItsDatabaseAndNeverWrites(t *testing.T) {
+func TestDraftsRoomServiceFromItsDatabaseAndNeverWrites(t *testing.T) {
 	db, dsn := roomServiceDatabase(t)
 	roDSN := selectOnlyUser(t, db, dsn)
 	before := fingerprint(t, db)
 
-	out, log, err := initInto(t, t.TempDir(), "--dsn", roDSN)
-	require.NoError(t, err, log)
-	require.Contains(t, log, "adapter room_outbox: ok")
-	require.NotContains(t, log, "ro-pass")
+	out, res, err := write(t, t.TempDir(), Options{DSN: roDSN})
+	require.NoError(t, err)
+	require.Equal(t, []string{SchemaPath(out), out}, res.Wrote)
+	require.NotContains(t, fmt.Sprint(res), "ro-pass")
 
 	want := loadSchema(t, filepath.Join(roomServiceDir, "manifest.yaml"))
 	got := loadSchema(t, out)
@@ -111,11 +111,12 @@ func TestInitDraftsRoomServiceFromItsDatabaseAndNeverWrites(t *testing.T) {
 
 // With --ddl and --dsn both, the tables come from the file (the draft names
 // it) and the status words from the database as well.
-func TestInitTakesTheTablesFromTheFileAndTheWordsFromTheDatabase(t *testing.T) {
+func TestTakesTheTablesFromTheFileAndTheWordsFromTheDatabase(t *testing.T) {
 	db, dsn := roomServiceDatabase(t)
 	before := fingerprint(t, db)
-	out, log, err := initInto(t, t.TempDir(), "--dsn", dsn, "--ddl", filepath.Join(roomServiceDir, "schema.sql"))
-	require.NoError(t, err, log)
+	out, res, err := write(t, t.TempDir(), Options{DSN: dsn, DDL: filepath.Join(roomServiceDir, "schema.sql")})
+	require.NoError(t, err)
+	require.Contains(t, res.Source, "(status words also from database ")
 	want := loadSchema(t, filepath.Join(roomServiceDir, "manifest.yaml"))
 	got := loadSchema(t, out)
 	require.Equal(t, want, got, "the whole mapping, the DDL file's statements included")
@@ -127,7 +128,7 @@ func TestInitTakesTheTablesFromTheFileAndTheWordsFromTheDatabase(t *testing.T) {
 // The session init reads through cannot write, even as root: the server
 // refuses a write in the READ ONLY transaction, and query refuses to send
 // one at all.
-func TestInitReadOnlyConnectionRefusesWrites(t *testing.T) {
+func TestReadOnlyConnectionRefusesWrites(t *testing.T) {
 	db, dsn := roomServiceDatabase(t)
 	before := fingerprint(t, db)
 	ctx := context.Background()
@@ -164,7 +165,7 @@ func mustRead(t *testing.T, path string) []byte {
 // The other vocabulary, read back from MariaDB: SHOW CREATE TABLE spells
 // JSON as LONGTEXT with a json_valid CHECK, lower-cases the CHECK's IN and
 // adds the foreign key's index, and the draft is the same as from the file.
-func TestInitReadsAnotherVocabularyFromTheDatabase(t *testing.T) {
+func TestReadsAnotherVocabularyFromTheDatabase(t *testing.T) {
 	db, dsn := localtest.MySQL(t)
 	ddl, err := os.ReadFile("testdata/init-messages.sql")
 	require.NoError(t, err)
@@ -174,10 +175,10 @@ func TestInitReadsAnotherVocabularyFromTheDatabase(t *testing.T) {
 		_, err := db.Exec(s)
 		require.NoError(t, err, s)
 	}
-	fromDB, log, err := initInto(t, t.TempDir(), "--dsn", dsn)
-	require.NoError(t, err, log)
-	fromFile, log, err := initInto(t, t.TempDir(), "--ddl", "testdata/init-messages.sql")
-	require.NoError(t, err, log)
+	fromDB, _, err := write(t, t.TempDir(), Options{DSN: dsn})
+	require.NoError(t, err)
+	fromFile, _, err := write(t, t.TempDir(), Options{DDL: "testdata/init-messages.sql"})
+	require.NoError(t, err)
 	a, b := loadSchema(t, fromDB), loadSchema(t, fromFile)
 	require.Equal(t, b.Outbox, a.Outbox)
 	require.Equal(t, b.Jobs, a.Jobs)

@@ -1,4 +1,4 @@
-package main
+package draft
 
 import (
 	"context"
@@ -14,18 +14,18 @@ import (
 
 // draft assembles the manifest draft: names, the DDL file, and the status
 // maps from the DDL's vocabularies and, with a database, the data.
-func (s source) draft(ctx context.Context, f initFlags, pair pairGuess) (draft, error) {
-	d := draft{source: s.desc, out: f.out, pair: pair,
-		name: f.name, nameReason: "given with --name",
-		start: f.start, startReason: "given with --start; add its arguments under args"}
+func (s source) draft(ctx context.Context, f Options, pair pairGuess) (draft, error) {
+	d := draft{source: s.desc, out: f.Out, pair: pair,
+		name: f.Name, nameReason: "given with --name",
+		start: f.Start, startReason: "given with --start; add its arguments under args"}
 	if d.name == "" {
 		d.name, d.nameReason = manifestName(pair.outbox.table.Name), "EDIT: from the outbox table's name; it names the dispatcher in reports"
 	}
 	if d.start == "" {
 		d.start, d.startReason = "./dispatcher", "EDIT: the program that starts one instance (a name on PATH or a path relative to this file)"
 	}
-	if f.ddl != "" {
-		d.ddl, d.ddlReason = relativeTo(f.out, f.ddl), "the file init read (relative to this manifest)"
+	if f.DDL != "" {
+		d.ddl, d.ddlReason = relativeTo(f.Out, f.DDL), "the file init read (relative to this manifest)"
 	}
 	var err error
 	if d.outboxStatus, err = s.status(ctx, outboxRole, pair.outbox); err != nil {

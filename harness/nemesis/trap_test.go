@@ -1,4 +1,4 @@
-package runner
+package nemesis
 
 import (
 	"context"
@@ -61,8 +61,9 @@ func newTrapRig(t *testing.T) *trapRig {
 	}
 	sup := supervisor.New(idleAdapter{}, rec, filepath.Join(t.TempDir(), "logs"))
 	t.Cleanup(func() { require.NoError(t, sup.Close()) })
-	n := &Nemesis{sup: sup, proxy: proxy, links: links, rec: rec, draws: newDraws(1),
-		slots: []string{"d1"}, slotEnv: map[string]map[string]string{"d1": {}}, db: db, obs: obs, schema: m}
+	n, err := New(Config{Supervisor: sup, Links: links, Recorder: rec, Seed: 1,
+		Slots: []string{"d1"}, SlotEnv: map[string]map[string]string{"d1": {}}, DB: db, Observer: obs, Schema: m})
+	require.NoError(t, err)
 	_, err = sup.Start(localtest.Context(t), "d1", map[string]string{})
 	require.NoError(t, err)
 	return &trapRig{n: n, rdb: rdb, rec: rec, dsn: dsn}

@@ -1,0 +1,98 @@
+package nemesis
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/outboxchaos/outboxchaos/harness/env"
+	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/observe"
+	"github.com/outboxchaos/outboxchaos/harness/schema"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
+)
+
+// Config is what a Nemesis acts on: one run's live resources. The runner
+// opens them, hands them over here, and closes them after the run; the
+// nemesis never closes any.
+type Config struct {
+	Supervisor *supervisor.Supervisor // starts, signals and kills the instances
+	Recorder   *history.Recorder      // where every fault window goes
+	// Slots are the instance slots in order ("d1", "d2", ...); SlotEnv is
+	// each slot's environment, which every restart of the slot gets.
+	Slots   []string
+	SlotEnv map[string]map[string]string
+	// Links are each slot's fault-proxy links, "mysql/d1" and "redis/d1".
+	Links        map[string]*faultproxy.Proxy
+	Env          env.Env // the servers, for RestartServer
+	Capabilities supervisor.Capabilities
+	Seed         int64 // the nemesis's randomness: Rand, Pick, failpoint seeds
+	// DB is the run's database reached directly (not through a link), and
+	// Schema its mapping: the traps look up who holds an event there.
+	DB     *sql.DB
+	Schema schema.Mapping
+	// Observer signals job creations to the traps; without one, a trap
+	// says so and lands nothing.
+	Observer *observe.RedisObserver
+	// Progress counts events in a final state and all events, for
+	// WaitProgress.
+	Progress func(ctx context.Context) (done, total int, err error)
+	Prefix   string   // the run's BullMQ key prefix
+	Queues   []string // the run's queue allowlist
+}
+
+// New returns the nemesis of one run, or what is missing from c.
+func New(c Config) (*Nemesis, error) {
+	if err := c.validate(); err != nil {
+		return nil, fmt.Errorf("nemesis: %w", err)
+	}
+	slotEnv := make(map[string]map[string]string, len(c.Slots))
+	for _, s := range c.Slots {
+		slotEnv[s] = cloneMap(c.SlotEnv[s])
+	}
+	return &Nemesis{
+		sup: c.Supervisor, links: c.Links, env: c.Env, rec: c.Recorder, draws: newDraws(c.Seed),
+		slots: append([]string(nil), c.Slots...), slotEnv: slotEnv, caps: c.Capabilities,
+		db: c.DB, obs: c.Observer, schema: c.Schema, progress: c.Progress,
+		prefix: c.Prefix, queues: append([]string(nil), c.Queues...),
+	}, nil
+}
+
+func (c Config) validate() error {
+	var errs []error
+	if c.Supervisor == nil {
+		errs = append(errs, errors.New("no supervisor"))
+	}
+	if c.Recorder == nil {
+		errs = append(errs, errors.New("no recorder"))
+	}
+	if len(c.Slots) == 0 {
+		errs = append(errs, errors.New("no slots"))
+	}
+	for _, s := range c.Slots {
+		if _, ok := c.SlotEnv[s]; !ok {
+			errs = append(errs, fmt.Errorf("slot %s has no environment", s))
+		}
+		for _, dep := range []string{"mysql", "redis"} {
+			if c.Links[dep+"/"+s] == nil {
+				errs = append(errs, fmt.Errorf("slot %s has no %s link", s, dep))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Revive starts every slot that has no live instance, with the slot's own
+// environment (no failpoint, no skew): the heal phase's last step.
+func (n *Nemesis) Revive(ctx context.Context) error {
+	for _, slot := range n.slots {
+		if !n.alive(slot) {
+			if err := n.start(ctx, slot, n.slotEnv[slot]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
