@@ -147,6 +147,8 @@ func junitCaseFor(scenario string, r check.Result) junitCase {
 		c.Failure = &junitFailure{Message: failureMessage(r), Type: r.ID, Text: failureText(r)}
 	case r.Verdict == check.NotExercised:
 		c.Skipped = &junitSkipped{Message: "not exercised: " + r.Reason}
+	case r.Verdict == check.NotApplicable:
+		c.Skipped = &junitSkipped{Message: r.Reason}
 	default:
 		c.Skipped = &junitSkipped{Message: "unknown: " + r.Reason}
 	}

@@ -156,6 +156,8 @@ func verdictClass(v check.Verdict) string {
 		return "fail"
 	case check.NotExercised:
 		return "nx"
+	case check.NotApplicable:
+		return "na"
 	default:
 		return "unknown"
 	}
@@ -166,64 +168,54 @@ func verdictLabel(v check.Verdict) string {
 	return strings.ToUpper(strings.ReplaceAll(string(v), "-", " "))
 }
 
-// headline is the sentence under the verdict.
+// headline is the sentence under the verdict, from check.Classify.
 func headline(res verdict.Results) string {
-	var failed, unknown, idle, owedIdle []string
-	required, waived := 0, 0
-	owed := map[string]bool{}
-	for _, id := range res.Run.Exercises {
-		owed[id] = true
-	}
-	for _, r := range res.Invariants {
-		if r.Waived != "" {
-			waived++
-			continue
-		}
-		required++
-		switch r.Verdict {
-		case check.Fail:
-			failed = append(failed, r.ID+" "+r.Name)
-		case check.Pass:
-		case check.NotExercised:
-			idle = append(idle, r.ID+" "+r.Name)
-			if owed[r.ID] {
-				owedIdle = append(owedIdle, r.ID+" "+r.Name)
-			}
-		default:
-			unknown = append(unknown, r.ID+" "+r.Name)
-		}
-	}
+	c := check.Classify(res.Invariants, res.Run.Exercises)
+	required := c.Required()
 	var missed []string
 	for _, l := range check.Unlanded(res.Landing) {
 		missed = append(missed, l.Fault)
 	}
 	w := ""
-	if waived > 0 {
-		w = fmt.Sprintf(" (%d waived by the scenario)", waived)
+	if n := len(c.Waived); n > 0 {
+		w = fmt.Sprintf(" (%d waived by the scenario)", n)
 	}
+	if n := len(c.NotApplicable); n > 0 {
+		w += fmt.Sprintf(" (%d not applicable to this outbox: %s)", n, strings.Join(named(c.NotApplicable), ", "))
+	}
+	judged := required - len(c.NotApplicable)
 	switch {
-	case required == 0 && waived == 0:
+	case required == 0 && len(c.Waived) == 0:
 		return "No checker result was recorded for this run."
-	case len(failed) > 0:
-		return fmt.Sprintf("%s; %d of %d required invariants violated: %s.", count(len(res.Findings), "finding", "findings"), len(failed), required, strings.Join(failed, ", "))
+	case len(c.Failed) > 0:
+		return fmt.Sprintf("%s; %d of %d required invariants violated: %s.", count(len(res.Findings), "finding", "findings"), len(c.Failed), judged, strings.Join(named(c.Failed), ", "))
 	case len(missed) > 0:
 		return fmt.Sprintf("No violation found, but the verdict does not count: %d of %d faults did not land where they matter (%s).", len(missed), len(res.Landing), strings.Join(missed, ", "))
-	case len(unknown) > 0 || len(owedIdle) > 0:
+	case len(c.Undecided) > 0 || len(c.Owed) > 0:
 		var parts []string
-		if len(unknown) > 0 {
-			parts = append(parts, fmt.Sprintf("%d of %d required invariants could not be decided: %s", len(unknown), required, strings.Join(unknown, ", ")))
+		if len(c.Undecided) > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d required invariants could not be decided: %s", len(c.Undecided), judged, strings.Join(named(c.Undecided), ", ")))
 		}
-		if len(owedIdle) > 0 {
-			parts = append(parts, fmt.Sprintf("%s, which this scenario exists to exercise, had nothing to check", strings.Join(owedIdle, ", ")))
+		if len(c.Owed) > 0 {
+			parts = append(parts, fmt.Sprintf("%s, which this scenario exists to exercise, had nothing to check", strings.Join(named(c.Owed), ", ")))
 		}
 		return "No violation found, but " + strings.Join(parts, "; ") + "."
-	case len(idle) == required:
+	case len(c.Idle) == judged:
 		return "No violation found, but no required invariant had anything to check" + w + "."
-	case len(idle) > 0:
-		return fmt.Sprintf("%d of %d required invariants hold%s; %d had nothing to check: %s.", required-len(idle), required, w, len(idle), strings.Join(idle, ", "))
+	case len(c.Idle) > 0:
+		return fmt.Sprintf("%d of %d required invariants hold%s; %d had nothing to check: %s.", judged-len(c.Idle), judged, w, len(c.Idle), strings.Join(named(c.Idle), ", "))
 	default:
-		return fmt.Sprintf("All %d required invariants hold%s.", required, w)
+		return fmt.Sprintf("All %d required invariants hold%s.", judged, w)
 	}
+}
+
+// named is each result's id and name ("I1 no duplicate job").
+func named(rs []check.Result) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.ID + " " + r.Name
+	}
+	return out
 }
 
 func count(n int, one, many string) string {

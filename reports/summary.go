@@ -126,15 +126,7 @@ func renderSummary(w io.Writer, runs []RunLink, all []verdict.Results) error {
 }
 
 // countIdle counts the required results that had nothing to check.
-func countIdle(rs []check.Result) int {
-	n := 0
-	for _, r := range rs {
-		if r.Waived == "" && r.Verdict == check.NotExercised {
-			n++
-		}
-	}
-	return n
-}
+func countIdle(rs []check.Result) int { return len(check.Classify(rs, nil).Idle) }
 
 // why tells a run in lines: its findings' headlines when it has any (the
 // first maxSummaryWhy), else each failed required invariant with its first
@@ -214,6 +206,8 @@ func summaryCells(ids []string, rs []check.Result) []summaryCell {
 			out[i] = summaryCell{Text: "waived", Class: "none", Title: id + " " + r.Name + " waived: " + r.Waived}
 		case r.Verdict == check.NotExercised:
 			out[i] = summaryCell{Text: "N/E", Class: "nx", Title: id + " " + r.Name + " not exercised: " + r.Reason}
+		case r.Verdict == check.NotApplicable:
+			out[i] = summaryCell{Text: "N/A", Class: "na", Title: id + " " + r.Name + " " + r.Reason}
 		default:
 			out[i] = summaryCell{Text: verdictLabel(r.Verdict), Class: verdictClass(r.Verdict), Title: id + " " + r.Name + ": " + r.Reason}
 		}

@@ -107,37 +107,80 @@ func Fold(results []Result, exercises []string) (Verdict, string) {
 	if len(results) == 0 {
 		return Unknown, "no invariant was checked"
 	}
-	by := make(map[string]Result, len(results))
-	var failed, undecided []string
-	passed := 0
-	for _, r := range results {
-		by[r.ID] = r
-		if r.Waived != "" {
-			continue
-		}
-		switch r.Verdict {
-		case Fail:
+	c := Classify(results, exercises)
+	if len(c.Failed) > 0 {
+		var failed []string
+		for _, r := range c.Failed {
 			failed = append(failed, r.ID+" "+r.Name)
-		case Pass:
-			passed++
-		case NotExercised, NotApplicable:
-		case Unknown:
+		}
+		return Fail, "violated: " + strings.Join(failed, ", ")
+	}
+	var undecided []string
+	for _, r := range c.Undecided {
+		if r.Verdict == Unknown {
 			undecided = append(undecided, fmt.Sprintf("%s %s could not be decided: %s", r.ID, r.Name, r.Reason))
-		default:
+		} else {
 			undecided = append(undecided, fmt.Sprintf("%s %s has verdict %q, which this build does not know", r.ID, r.Name, r.Verdict))
 		}
 	}
-	if len(failed) > 0 {
-		return Fail, "violated: " + strings.Join(failed, ", ")
-	}
-	undecided = append(undecided, unexercised(by, exercises)...)
-	if len(undecided) == 0 && passed == 0 {
+	undecided = append(undecided, c.Unexercised...)
+	if len(undecided) == 0 && len(c.Passed) == 0 {
 		undecided = append(undecided, "no required invariant had anything to check")
 	}
 	if len(undecided) > 0 {
 		return Unknown, strings.Join(undecided, "; ")
 	}
 	return Pass, ""
+}
+
+// Classes is one run's results sorted by state, the one classification
+// Fold and the reports read. Waived results are in Waived only; every
+// other result is in exactly one of Failed, Passed, Idle (not exercised),
+// NotApplicable and Undecided (unknown, or a verdict this build does not
+// know). Owed are the Idle ones the scenario exists to exercise, and
+// Unexercised says, for each invariant the scenario exists to exercise,
+// why the run does not show it held.
+type Classes struct {
+	Failed, Passed, Idle, Owed, NotApplicable, Undecided, Waived []Result
+	Unexercised                                                 []string
+}
+
+// Required counts the results the scenario requires (all but the waived).
+func (c Classes) Required() int {
+	return len(c.Failed) + len(c.Passed) + len(c.Idle) + len(c.NotApplicable) + len(c.Undecided)
+}
+
+// Classify sorts results by state, for a scenario that exists to exercise
+// exercises.
+func Classify(results []Result, exercises []string) Classes {
+	var c Classes
+	owed := map[string]bool{}
+	for _, id := range exercises {
+		owed[id] = true
+	}
+	by := make(map[string]Result, len(results))
+	for _, r := range results {
+		by[r.ID] = r
+		switch {
+		case r.Waived != "":
+			c.Waived = append(c.Waived, r)
+		case r.Verdict == Fail:
+			c.Failed = append(c.Failed, r)
+		case r.Verdict == Pass:
+			c.Passed = append(c.Passed, r)
+		case r.Verdict == NotExercised:
+			c.Idle = append(c.Idle, r)
+			if owed[r.ID] {
+				c.Owed = append(c.Owed, r)
+			}
+		case r.Verdict == NotApplicable:
+			c.NotApplicable = append(c.NotApplicable, r)
+		default:
+			c.Undecided = append(c.Undecided, r)
+		}
+	}
+	c.Unexercised = unexercised(by, exercises)
+	return c
 }
 
 // unexercised tells, for each invariant the scenario exists to exercise,
