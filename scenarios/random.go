@@ -89,13 +89,13 @@ func (s Step) String() string {
 func (s Step) networkString() string {
 	what := string(s.Fault)
 	switch s.Fault {
-	case faultproxy.Latency:
+	case kindLatency:
 		what = "latency " + s.Latency.String()
-	case faultproxy.Bandwidth:
+	case kindBandwidth:
 		what = fmt.Sprintf("bandwidth %dKB/s", s.Rate)
-	case faultproxy.Slicer:
+	case kindSlicer:
 		what = fmt.Sprintf("slicer %dB", s.Slice)
-	case faultproxy.LostReplyRedisAdd, faultproxy.LostReplyMySQLCommit:
+	case kindLostRedis, kindLostMySQL:
 		what = fmt.Sprintf("%s x%d", s.Fault, s.Times)
 	}
 	on := "every link"
@@ -119,20 +119,39 @@ func ordinal(n int) string {
 	return fmt.Sprintf("%dth", n)
 }
 
+// The kinds a network step draws.
+var (
+	kindLatency   = faultproxy.Latency{}.Kind()
+	kindReset     = faultproxy.Reset{}.Kind()
+	kindDown      = faultproxy.Down{}.Kind()
+	kindBlackhole = faultproxy.Blackhole{}.Kind()
+	kindBandwidth = faultproxy.Bandwidth{}.Kind()
+	kindSlicer    = faultproxy.Slicer{}.Kind()
+	kindLostRedis = faultproxy.LostReplyRedisAdd{}.Kind()
+	kindLostMySQL = faultproxy.LostReplyMySQLCommit{}.Kind()
+)
+
 // NetFault is the fault proxy's description of a network step.
 func (s Step) NetFault() faultproxy.Fault {
-	f := faultproxy.Fault{Kind: s.Fault}
 	switch s.Fault {
-	case faultproxy.Latency:
-		f.Latency, f.Jitter = s.Latency, (s.Latency / 3).Truncate(time.Millisecond)
-	case faultproxy.Bandwidth:
-		f.Rate = s.Rate
-	case faultproxy.Slicer:
-		f.Average, f.Size, f.Delay = s.Slice, s.Slice/2, 100
-	case faultproxy.LostReplyRedisAdd, faultproxy.LostReplyMySQLCommit:
-		f.Times = s.Times
+	case kindLatency:
+		return faultproxy.Latency{Latency: s.Latency, Jitter: (s.Latency / 3).Truncate(time.Millisecond)}
+	case kindReset:
+		return faultproxy.Reset{}
+	case kindDown:
+		return faultproxy.Down{}
+	case kindBlackhole:
+		return faultproxy.Blackhole{}
+	case kindBandwidth:
+		return faultproxy.Bandwidth{Rate: s.Rate}
+	case kindSlicer:
+		return faultproxy.Slicer{Average: s.Slice, Size: s.Slice / 2, Delay: 100}
+	case kindLostRedis:
+		return faultproxy.LostReplyRedisAdd{Times: s.Times}
+	case kindLostMySQL:
+		return faultproxy.LostReplyMySQLCommit{Times: s.Times}
 	}
-	return f
+	return nil
 }
 
 // Nominal is how long the step keeps the schedule busy when all goes to
@@ -211,13 +230,25 @@ func (s Step) validateNetwork(slotErr error) error {
 	if slotErr != nil {
 		return slotErr
 	}
-	if (s.Fault == faultproxy.LostReplyRedisAdd && s.Dep != "redis") || (s.Fault == faultproxy.LostReplyMySQLCommit && s.Dep != "mysql") {
+	if (s.Fault == kindLostRedis && s.Dep != "redis") || (s.Fault == kindLostMySQL && s.Dep != "mysql") {
 		return fmt.Errorf("%s cannot act on %s", s.Fault, s.Dep)
 	}
-	if err := s.NetFault().Validate(); err != nil {
+	f := s.NetFault()
+	if f == nil {
+		return fmt.Errorf("fault %q: want one of %s", s.Fault, kindNames())
+	}
+	if err := f.Validate(); err != nil {
 		return err
 	}
 	return positive(s.For)
+}
+
+func kindNames() string {
+	var names []string
+	for _, k := range netKinds["mysql"] {
+		names = append(names, string(k))
+	}
+	return strings.Join(append(names, string(kindLostRedis)), ", ")
 }
 
 func positive(d time.Duration) error {
@@ -430,8 +461,8 @@ var (
 	restartFor = []time.Duration{300 * time.Millisecond, time.Second}
 	batches    = []int{10, 25, 50}
 	netKinds   = map[string][]faultproxy.Kind{
-		"mysql": {faultproxy.Latency, faultproxy.Reset, faultproxy.Down, faultproxy.Blackhole, faultproxy.Bandwidth, faultproxy.Slicer, faultproxy.LostReplyMySQLCommit},
-		"redis": {faultproxy.Latency, faultproxy.Reset, faultproxy.Down, faultproxy.Blackhole, faultproxy.Bandwidth, faultproxy.Slicer, faultproxy.LostReplyRedisAdd},
+		"mysql": {kindLatency, kindReset, kindDown, kindBlackhole, kindBandwidth, kindSlicer, kindLostMySQL},
+		"redis": {kindLatency, kindReset, kindDown, kindBlackhole, kindBandwidth, kindSlicer, kindLostRedis},
 	}
 )
 
@@ -504,13 +535,13 @@ func drawNetwork(c Chooser, sp Space, dep string) Step {
 	}
 	s.Fault = pick(c, "fault", netKinds[s.Dep])
 	switch s.Fault {
-	case faultproxy.Latency:
+	case kindLatency:
 		s.Latency = pick(c, "latency", latencies)
-	case faultproxy.Bandwidth:
+	case kindBandwidth:
 		s.Rate = pick(c, "rate", rates)
-	case faultproxy.Slicer:
+	case kindSlicer:
 		s.Slice = pick(c, "slice", slices)
-	case faultproxy.LostReplyRedisAdd, faultproxy.LostReplyMySQLCommit:
+	case kindLostRedis, kindLostMySQL:
 		s.Times = 1 + c.Choose("times", 2)
 	}
 	s.For = pick(c, "for", netFor)

@@ -22,9 +22,9 @@ func TestRandomStepsReadAsSentences(t *testing.T) {
 		want string
 	}{
 		{scenarios.Step{Op: scenarios.OpKill, Slot: "d2", For: 300 * time.Millisecond}, "kill d2 for 300ms"},
-		{scenarios.Step{Op: scenarios.OpNetwork, Dep: "redis", Slot: "d1", Fault: faultproxy.Latency, Latency: 150 * time.Millisecond, For: 2 * time.Second}, "redis latency 150ms on d1 for 2s"},
-		{scenarios.Step{Op: scenarios.OpNetwork, Dep: "mysql", Fault: faultproxy.Down, For: time.Second}, "mysql down on every link for 1s"},
-		{scenarios.Step{Op: scenarios.OpNetwork, Dep: "redis", Slot: "d2", Fault: faultproxy.LostReplyRedisAdd, Times: 2, For: time.Second}, "redis lost-reply-redis-add x2 on d2 for 1s"},
+		{scenarios.Step{Op: scenarios.OpNetwork, Dep: "redis", Slot: "d1", Fault: faultproxy.Latency{}.Kind(), Latency: 150 * time.Millisecond, For: 2 * time.Second}, "redis latency 150ms on d1 for 2s"},
+		{scenarios.Step{Op: scenarios.OpNetwork, Dep: "mysql", Fault: faultproxy.Down{}.Kind(), For: time.Second}, "mysql down on every link for 1s"},
+		{scenarios.Step{Op: scenarios.OpNetwork, Dep: "redis", Slot: "d2", Fault: faultproxy.LostReplyRedisAdd{}.Kind(), Times: 2, For: time.Second}, "redis lost-reply-redis-add x2 on d2 for 1s"},
 		{scenarios.Step{Op: scenarios.OpCrash, Slot: "d3", Point: "after-enqueue", Nth: 2}, "crash d3 at after-enqueue (2nd hit)"},
 		{scenarios.Step{Op: scenarios.OpWindow, Slot: "d1", Nth: 1}, "crash d1 between add and finalize (1st batch)"},
 		{scenarios.Step{Op: scenarios.OpPause, Slot: "d1", For: 5 * time.Second}, "pause d1 for 5s"},
@@ -52,9 +52,9 @@ func TestRandomStepValidationNamesTheProblem(t *testing.T) {
 		{scenarios.Step{Op: scenarios.OpPause, Slot: "d1"}, "duration 0s: want > 0"},
 		{scenarios.Step{Op: scenarios.OpCrash, Slot: "d1", Point: "mid-air", Nth: 1}, `crash point "mid-air": want one of after-claim`},
 		{scenarios.Step{Op: scenarios.OpCrash, Slot: "d1", Point: "after-claim"}, "hit 0: want >= 1"},
-		{scenarios.Step{Op: scenarios.OpNetwork, Dep: "kafka", Fault: faultproxy.Down, For: time.Second}, `dependency "kafka"`},
-		{scenarios.Step{Op: scenarios.OpNetwork, Dep: "mysql", Fault: faultproxy.LostReplyRedisAdd, For: time.Second}, "lost-reply-redis-add cannot act on mysql"},
-		{scenarios.Step{Op: scenarios.OpNetwork, Dep: "redis", Fault: faultproxy.Latency, For: time.Second}, "set Latency"},
+		{scenarios.Step{Op: scenarios.OpNetwork, Dep: "kafka", Fault: faultproxy.Down{}.Kind(), For: time.Second}, `dependency "kafka"`},
+		{scenarios.Step{Op: scenarios.OpNetwork, Dep: "mysql", Fault: faultproxy.LostReplyRedisAdd{}.Kind(), For: time.Second}, "lost-reply-redis-add cannot act on mysql"},
+		{scenarios.Step{Op: scenarios.OpNetwork, Dep: "redis", Fault: faultproxy.Latency{}.Kind(), For: time.Second}, "set Latency"},
 		{scenarios.Step{Op: scenarios.OpProduce}, "events 0: want at least 1"},
 	}
 	for _, c := range cases {
@@ -88,10 +88,10 @@ func TestRandomScheduleReplaysBySeedAndStaysInBounds(t *testing.T) {
 		require.True(t, kinds[want], "300 seeds never drew a %s step", want)
 	}
 	for _, k := range faultproxy.Kinds() {
-		if k == faultproxy.QueueError || k == faultproxy.SQLError {
+		if k == (faultproxy.QueueError{}).Kind() || k == (faultproxy.SQLError{}).Kind() {
 			continue // a scenario of its own (queue-error: it needs a queue, not a link; lock-conflicts)
 		}
-		if k == faultproxy.CommitHoldMySQL {
+		if k == (faultproxy.CommitHoldMySQL{}).Kind() {
 			continue // the finalize trap's (zombie): it holds a COMMIT only after a job's add
 		}
 		require.True(t, kinds[string(k)], "300 seeds never drew a %s fault", k)
