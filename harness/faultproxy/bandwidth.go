@@ -11,6 +11,11 @@ type Bandwidth struct {
 // Kind is "bandwidth".
 func (Bandwidth) Kind() Kind { return "bandwidth" }
 
+// String is "bandwidth <Rate>KB/s".
+func (f Bandwidth) String() string {
+	return withDirection(fmt.Sprintf("bandwidth %dKB/s", f.Rate), f.Direction)
+}
+
 // Params records direction and rate_kbps.
 func (f Bandwidth) Params() map[string]string {
 	p := directionParams(f.Direction)

@@ -13,6 +13,11 @@ type Blackhole struct {
 // Kind is "blackhole".
 func (Blackhole) Kind() Kind { return "blackhole" }
 
+// String is "blackhole", with its timeout when set.
+func (f Blackhole) String() string {
+	return withDirection(withTimeout("blackhole", f.Timeout), f.Direction)
+}
+
 // Params records direction and timeout.
 func (f Blackhole) Params() map[string]string { return timeoutParams(f.Direction, f.Timeout) }
 
@@ -33,4 +38,12 @@ func timeoutParams(d Direction, timeout time.Duration) map[string]string {
 		p["timeout"] = timeout.String()
 	}
 	return p
+}
+
+// withTimeout appends a timeout, when set, to a fault's name.
+func withTimeout(name string, timeout time.Duration) string {
+	if timeout > 0 {
+		return name + " after " + timeout.String()
+	}
+	return name
 }

@@ -16,6 +16,11 @@ type CommitHoldMySQL struct {
 // Kind is "commit-hold-mysql".
 func (CommitHoldMySQL) Kind() Kind { return "commit-hold-mysql" }
 
+// String is "commit-hold-mysql <Hold>".
+func (f CommitHoldMySQL) String() string { return "commit-hold-mysql " + f.Hold.String() }
+
+func (CommitHoldMySQL) protocol() string { return "mysql" }
+
 // Params records times.
 func (f CommitHoldMySQL) Params() map[string]string {
 	p := map[string]string{}

@@ -8,6 +8,9 @@ type Down struct{}
 // Kind is "down".
 func (Down) Kind() Kind { return "down" }
 
+// String is "down".
+func (Down) String() string { return "down" }
+
 // Params: down has no settings.
 func (Down) Params() map[string]string { return map[string]string{} }
 

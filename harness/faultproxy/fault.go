@@ -28,6 +28,9 @@ const (
 type Fault interface {
 	// Kind names the fault in the history and in messages.
 	Kind() Kind
+	// String names the fault and its main setting for a person, e.g.
+	// "latency 150ms" or "bandwidth 64KB/s"; Params holds every setting.
+	String() string
 	// Params are the settings the fault's history record carries: only
 	// those set, keyed and formatted as recorded runs have them.
 	Params() map[string]string
@@ -69,6 +72,24 @@ func Kinds() []Kind {
 		out[i] = f.Kind()
 	}
 	return out
+}
+
+// Protocol is the protocol a fault's toxics parse, "redis" or "mysql", for
+// a fault that can only act on a link to that server (a lost Redis reply,
+// a held COMMIT); "" for a fault that acts on any TCP link.
+func Protocol(f Fault) string {
+	if p, ok := f.(interface{ protocol() string }); ok {
+		return p.protocol()
+	}
+	return ""
+}
+
+// withDirection appends an upstream fault's direction to its name.
+func withDirection(name string, d Direction) string {
+	if d == Upstream {
+		return name + " upstream"
+	}
+	return name
 }
 
 // invalid returns the first non-nil problem, prefixed with the fault's kind.

@@ -90,6 +90,33 @@ func TestParamsKeepTheRecordedForm(t *testing.T) {
 	}
 }
 
+// A fault names itself and its main setting; a schedule line reads it
+// ("redis latency 150ms on d1 for 2s").
+func TestFaultsNameThemselvesAndTheirProtocol(t *testing.T) {
+	cases := []struct {
+		f        Fault
+		name     string
+		protocol string
+	}{
+		{Latency{Latency: 150 * time.Millisecond, Jitter: 50 * time.Millisecond}, "latency 150ms", ""},
+		{Latency{Latency: 800 * time.Millisecond, Direction: Upstream}, "latency 800ms upstream", ""},
+		{Blackhole{}, "blackhole", ""},
+		{Reset{Timeout: time.Second}, "reset after 1s", ""},
+		{Down{}, "down", ""},
+		{Bandwidth{Rate: 64}, "bandwidth 64KB/s", ""},
+		{Slicer{Average: 8, Size: 4}, "slicer 8B", ""},
+		{LostReplyRedisAdd{Times: 2}, "lost-reply-redis-add x2", "redis"},
+		{LostReplyMySQLCommit{}, "lost-reply-mysql-commit x1", "mysql"},
+		{QueueError{Queue: "ai-bulk"}, "queue-error on ai-bulk", "redis"},
+		{CommitHoldMySQL{Hold: time.Second}, "commit-hold-mysql 1s", "mysql"},
+		{SQLError{Probability: 0.1}, "sql-error p=0.1", "mysql"},
+	}
+	for _, c := range cases {
+		require.Equal(t, c.name, c.f.String())
+		require.Equal(t, c.protocol, Protocol(c.f), c.name)
+	}
+}
+
 // All is the one list of kinds: each once, each in doc.go's table of the
 // toxics it becomes.
 func TestEveryKindIsListedOnceAndDocumented(t *testing.T) {

@@ -18,6 +18,9 @@ type Latency struct {
 // Kind is "latency".
 func (Latency) Kind() Kind { return "latency" }
 
+// String is "latency <Latency>".
+func (f Latency) String() string { return withDirection("latency "+f.Latency.String(), f.Direction) }
+
 // Params records direction, latency and jitter.
 func (f Latency) Params() map[string]string {
 	p := directionParams(f.Direction)

@@ -1,5 +1,7 @@
 package faultproxy
 
+import "fmt"
+
 // LostReplyMySQLCommit lets a COMMIT reach MySQL and drops its OK and every
 // later reply on that connection (doc.go, "Lost replies").
 type LostReplyMySQLCommit struct {
@@ -9,6 +11,11 @@ type LostReplyMySQLCommit struct {
 
 // Kind is "lost-reply-mysql-commit".
 func (LostReplyMySQLCommit) Kind() Kind { return "lost-reply-mysql-commit" }
+
+// String is the kind and how many replies it loses, e.g. "... x2".
+func (f LostReplyMySQLCommit) String() string { return fmt.Sprintf("%s x%d", f.Kind(), once(f.Times)) }
+
+func (LostReplyMySQLCommit) protocol() string { return "mysql" }
 
 // Params records times and probability; the nemesis adds fired at the end.
 func (f LostReplyMySQLCommit) Params() map[string]string {

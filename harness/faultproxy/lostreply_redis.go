@@ -1,5 +1,7 @@
 package faultproxy
 
+import "fmt"
+
 // LostReplyRedisAdd lets a job add (EVALSHA or EVAL, alone, pipelined or in
 // MULTI) reach Redis and drops its reply and every later one on that
 // connection (doc.go, "Lost replies").
@@ -10,6 +12,11 @@ type LostReplyRedisAdd struct {
 
 // Kind is "lost-reply-redis-add".
 func (LostReplyRedisAdd) Kind() Kind { return "lost-reply-redis-add" }
+
+// String is the kind and how many replies it loses, e.g. "... x2".
+func (f LostReplyRedisAdd) String() string { return fmt.Sprintf("%s x%d", f.Kind(), once(f.Times)) }
+
+func (LostReplyRedisAdd) protocol() string { return "redis" }
 
 // Params records times and probability; the nemesis adds fired at the end.
 func (f LostReplyRedisAdd) Params() map[string]string {

@@ -13,6 +13,11 @@ type QueueError struct {
 // Kind is "queue-error".
 func (QueueError) Kind() Kind { return "queue-error" }
 
+// String is "queue-error on <Queue>".
+func (f QueueError) String() string { return "queue-error on " + f.Queue }
+
+func (QueueError) protocol() string { return "redis" }
+
 // Params records the queue; the nemesis adds refused and answered at the end.
 func (f QueueError) Params() map[string]string {
 	p := map[string]string{}

@@ -12,6 +12,9 @@ type Reset struct {
 // Kind is "reset".
 func (Reset) Kind() Kind { return "reset" }
 
+// String is "reset", with its timeout when set.
+func (f Reset) String() string { return withDirection(withTimeout("reset", f.Timeout), f.Direction) }
+
 // Params records direction and timeout.
 func (f Reset) Params() map[string]string { return timeoutParams(f.Direction, f.Timeout) }
 

@@ -15,6 +15,11 @@ type Slicer struct {
 // Kind is "slicer".
 func (Slicer) Kind() Kind { return "slicer" }
 
+// String is "slicer <Average>B".
+func (f Slicer) String() string {
+	return withDirection(fmt.Sprintf("slicer %dB", f.Average), f.Direction)
+}
+
 // Params records direction, slice_average, slice_size and slice_delay_us.
 func (f Slicer) Params() map[string]string {
 	p := directionParams(f.Direction)

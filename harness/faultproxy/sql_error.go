@@ -12,6 +12,11 @@ type SQLError struct {
 // Kind is "sql-error".
 func (SQLError) Kind() Kind { return "sql-error" }
 
+// String is "sql-error", with the share of statements refused.
+func (f SQLError) String() string { return fmt.Sprintf("sql-error p=%v", certain(f.Probability)) }
+
+func (SQLError) protocol() string { return "mysql" }
+
 // Params records probability; the nemesis adds refused and answered at the end.
 func (f SQLError) Params() map[string]string {
 	p := map[string]string{}
