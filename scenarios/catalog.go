@@ -277,7 +277,7 @@ func mysqlLatency() runner.Scenario {
 // latency slows every link to dep by lat (+- jitter) for 4 s.
 func latency(name, desc, dep string, lat, jitter time.Duration) runner.Scenario {
 	s := base(name, desc, 2, 400)
-	s.Script = networkOnce(dep, faultproxy.Fault{Kind: faultproxy.Latency, Latency: lat, Jitter: jitter}, 4*time.Second, allLinks)
+	s.Script = networkOnce(dep, faultproxy.Latency{Latency: lat, Jitter: jitter}, 4*time.Second, allLinks)
 	return s
 }
 
@@ -310,7 +310,7 @@ func redisOutage() runner.Scenario {
 	// No Exercises: a dispatcher that holds back while Redis answers nothing
 	// (the reference) has no transient failure here; backoff and bounded
 	// attempts are exercised for every dispatcher by queue-error.
-	s.Script = networkOnce("redis", faultproxy.Fault{Kind: faultproxy.Down}, 6*time.Second, allLinks)
+	s.Script = networkOnce("redis", faultproxy.Down{}, 6*time.Second, allLinks)
 	// The outage must hold events up: failed inside it, or held back by it
 	// (the reference claims nothing while Redis answers nothing). Backoff
 	// and bounded attempts are queue-error's to exercise.
@@ -340,27 +340,27 @@ func queueError() runner.Scenario {
 
 func mysqlOutage() runner.Scenario {
 	s := base("mysql-outage", "MySQL unreachable for 3 s: claims stall, unfinished claims are recovered after the lease; every valid event ends published", 2, 400)
-	s.Script = networkOnce("mysql", faultproxy.Fault{Kind: faultproxy.Down}, 3*time.Second, allLinks)
+	s.Script = networkOnce("mysql", faultproxy.Down{}, 3*time.Second, allLinks)
 	s.Landing = []history.Requirement{{Fault: history.LandOutageStalled, Target: "mysql", AtLeast: 5}}
 	return s
 }
 
 func lostReplyRedis() runner.Scenario {
 	return lostReply("lost-reply-redis", "a BullMQ add reaches Redis but its reply is lost: the retry must not make a second job",
-		"redis", faultproxy.LostReplyRedisAdd, "I1")
+		"redis", faultproxy.LostReplyRedisAdd{}, "I1")
 }
 
 func lostReplyMySQLCommit() runner.Scenario {
 	return lostReply("lost-reply-mysql-commit", "a COMMIT reaches MySQL but its reply is lost: the dispatcher must not assume either outcome",
-		"mysql", faultproxy.LostReplyMySQLCommit, "I1", "I3")
+		"mysql", faultproxy.LostReplyMySQLCommit{}, "I1", "I3")
 }
 
-// lostReply drops one reply of kind on dep's link of each instance in turn,
+// lostReply drops one reply (fault) on dep's link of each instance in turn,
 // for up to 3 s each: one lost reply planned per instance.
-func lostReply(name, desc, dep string, kind faultproxy.Kind, exercises ...string) runner.Scenario {
+func lostReply(name, desc, dep string, fault faultproxy.Fault, exercises ...string) runner.Scenario {
 	s := base(name, desc, 2, 400)
 	s.Exercises = exercises
-	s.Script = networkOnce(dep, faultproxy.Fault{Kind: kind}, 3*time.Second, eachLink)
+	s.Script = networkOnce(dep, fault, 3*time.Second, eachLink)
 	s.Landing = []history.Requirement{{Fault: history.LandLostReply, AtLeast: 1, Planned: s.Instances}}
 	return s
 }
@@ -420,7 +420,7 @@ func longOutage(dep string, d time.Duration) runner.Scenario {
 	s := base(dep+"-outage-"+label, fmt.Sprintf("%s unreachable for %s with the default tuning, longer than any retry budget: every valid event still ends published (chaos-long only)", strings.ToUpper(dep[:1])+dep[1:], d), 2, 400)
 	s.Tuning = referenceDefaults()
 	s.Drain = d/2 + 2*time.Minute // the lease (30s) runs out for claims MySQL could not release, then the backlog drains
-	s.Script = networkOnce(dep, faultproxy.Fault{Kind: faultproxy.Down}, param(&s, "outage", d), allLinks)
+	s.Script = networkOnce(dep, faultproxy.Down{}, param(&s, "outage", d), allLinks)
 	return s
 }
 

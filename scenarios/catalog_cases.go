@@ -50,7 +50,7 @@ func lockConflicts() runner.Scenario {
 	s := base("lock-conflicts", "one instance's locking statements are answered, one in ten, with a deadlock (1213) or lock wait timeout (1205) for 5 s: retried, never an event failed", 2, 600)
 	s.Exercises = []string{"I2"}
 	s.Landing = []history.Requirement{{Fault: history.LandSQLError, AtLeast: 5}}
-	refused := faultproxy.Fault{Kind: faultproxy.SQLError, Probability: param(&s, "share", 0.1)}
+	refused := faultproxy.SQLError{Probability: param(&s, "share", 0.1)}
 	s.Script = after(500*time.Millisecond, func(ctx context.Context, n *nemesis.Nemesis) error {
 		return n.Network(ctx, "mysql", "d1", refused, 5*time.Second)
 	})

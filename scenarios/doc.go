@@ -13,12 +13,16 @@
 //
 // # Random schedules and the property tests
 //
-// A Schedule (random.go) is a list of Steps a person can read: "kill d2 for
+// A Schedule (steps.go) is a list of Steps a person can read: "kill d2 for
 // 300ms", "redis latency 150ms on d1 for 2s", "crash d1 at after-enqueue
-// (1st hit)", "restart redis (down 1s)", "produce 50 poison events". Steps
-// run one after another, each ending its own fault; produce steps are not
-// timed: they set the workload, which the producer commits at an even rate
-// over the schedule. Generated schedules stay within ScheduleBudget (8 s)
+// (1st hit)", "restart redis (down 1s)", "produce 50 poison events". Each
+// step kind is a type of its own in a file of its own (Wait, Kill, Pause,
+// Term, Crash, Window, Network, Restart, Produce: step_<kind>.go) with its
+// sentence, its validation, its run and how the generator draws it; the
+// generator's menu (random.go) lists each once. A Network step carries a
+// faultproxy.Fault. Steps run one after another, each ending its own fault;
+// produce steps are not timed: they set the workload, which the producer
+// commits at an even rate over the schedule. Generated schedules stay within ScheduleBudget (8 s)
 // and every outage inside the default retry budget, so the reference must
 // pass every one: a failure is a finding, never a false alarm.
 //
@@ -39,7 +43,9 @@
 //	go test ./scenarios -run TestPropertyReference -rapid.seed=N
 //	go test ./scenarios -run TestPropertyReference -rapid.failfile=testdata/rapid/TestPropertyReferenceKeepsEveryInvariant/<file>.fail
 //
-// A seed replays the same draws only while the generator is unchanged. How
+// A seed replays the same draws only while the generator is unchanged:
+// it asks the same questions (label and range) in the same order, which
+// TestRandomDrawsStayInOrder pins. How
 // many schedules: -rapid.checks=N, else OUTBOXCHAOS_PROPERTY_CHECKS, else
 // 3 (so `make test` stays short); `make chaos-long` sets
 // OUTBOXCHAOS_PROPERTY_CHECKS high to run many.

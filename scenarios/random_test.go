@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
@@ -22,23 +23,25 @@ func TestRandomStepsReadAsSentences(t *testing.T) {
 		step scenarios.Step
 		want string
 	}{
-		{scenarios.Step{Op: scenarios.OpKill, Slot: "d2", For: 300 * time.Millisecond}, "kill d2 for 300ms"},
-		{scenarios.Step{Op: scenarios.OpNetwork, Dep: "redis", Slot: "d1", Fault: faultproxy.Latency, Latency: 150 * time.Millisecond, For: 2 * time.Second}, "redis latency 150ms on d1 for 2s"},
-		{scenarios.Step{Op: scenarios.OpNetwork, Dep: "mysql", Fault: faultproxy.Down, For: time.Second}, "mysql down on every link for 1s"},
-		{scenarios.Step{Op: scenarios.OpNetwork, Dep: "redis", Slot: "d2", Fault: faultproxy.LostReplyRedisAdd, Times: 2, For: time.Second}, "redis lost-reply-redis-add x2 on d2 for 1s"},
-		{scenarios.Step{Op: scenarios.OpCrash, Slot: "d3", Point: "after-enqueue", Nth: 2}, "crash d3 at after-enqueue (2nd hit)"},
-		{scenarios.Step{Op: scenarios.OpWindow, Slot: "d1", Nth: 1}, "crash d1 between add and finalize (1st batch)"},
-		{scenarios.Step{Op: scenarios.OpPause, Slot: "d1", For: 5 * time.Second}, "pause d1 for 5s"},
-		{scenarios.Step{Op: scenarios.OpTerm, Slot: "d2", For: 100 * time.Millisecond}, "term d2 (down 100ms)"},
-		{scenarios.Step{Op: scenarios.OpRestart, Dep: "redis", For: time.Second}, "restart redis (down 1s)"},
-		{scenarios.Step{Op: scenarios.OpWait, For: 500 * time.Millisecond}, "wait 500ms"},
-		{scenarios.Step{Op: scenarios.OpProduce, Events: 50, Poison: true}, "produce 50 poison events"},
+		{scenarios.Kill{Slot: "d2", For: 300 * time.Millisecond}, "kill d2 for 300ms"},
+		{scenarios.Network{Dep: "redis", Slot: "d1", Fault: faultproxy.Latency{Latency: 150 * time.Millisecond, Jitter: 50 * time.Millisecond}, For: 2 * time.Second}, "redis latency 150ms on d1 for 2s"},
+		{scenarios.Network{Dep: "mysql", Fault: faultproxy.Down{}, For: time.Second}, "mysql down on every link for 1s"},
+		{scenarios.Network{Dep: "redis", Slot: "d2", Fault: faultproxy.LostReplyRedisAdd{Times: 2}, For: time.Second}, "redis lost-reply-redis-add x2 on d2 for 1s"},
+		{scenarios.Network{Dep: "mysql", Fault: faultproxy.Slicer{Average: 8, Size: 4, Delay: 100}, For: time.Second}, "mysql slicer 8B on every link for 1s"},
+		{scenarios.Network{Dep: "redis", Fault: faultproxy.Bandwidth{Rate: 16}, For: time.Second}, "redis bandwidth 16KB/s on every link for 1s"},
+		{scenarios.Crash{Slot: "d3", Point: "after-enqueue", Nth: 2}, "crash d3 at after-enqueue (2nd hit)"},
+		{scenarios.Window{Slot: "d1", Nth: 1}, "crash d1 between add and finalize (1st batch)"},
+		{scenarios.Pause{Slot: "d1", For: 5 * time.Second}, "pause d1 for 5s"},
+		{scenarios.Term{Slot: "d2", For: 100 * time.Millisecond}, "term d2 (down 100ms)"},
+		{scenarios.Restart{Dep: "redis", For: time.Second}, "restart redis (down 1s)"},
+		{scenarios.Wait{For: 500 * time.Millisecond}, "wait 500ms"},
+		{scenarios.Produce{Events: 50, Poison: true}, "produce 50 poison events"},
 	}
 	for _, c := range cases {
 		require.Equal(t, c.want, c.step.String())
 		require.NoError(t, c.step.Validate(3), c.want)
 	}
-	s := scenarios.Schedule{cases[0].step, cases[9].step}
+	s := scenarios.Schedule{cases[0].step, cases[11].step}
 	require.Equal(t, "1. kill d2 for 300ms\n2. wait 500ms", s.String())
 	require.Equal(t, "1. kill d2 for 300ms; 2. wait 500ms", s.Line())
 }
@@ -48,21 +51,28 @@ func TestRandomStepValidationNamesTheProblem(t *testing.T) {
 		step scenarios.Step
 		want string
 	}{
-		{scenarios.Step{Op: "explode"}, `unknown op: want one of wait, kill`},
-		{scenarios.Step{Op: scenarios.OpKill, Slot: "d4", For: time.Second}, `slot "d4": want d1..d3`},
-		{scenarios.Step{Op: scenarios.OpPause, Slot: "d1"}, "duration 0s: want > 0"},
-		{scenarios.Step{Op: scenarios.OpCrash, Slot: "d1", Point: "mid-air", Nth: 1}, `crash point "mid-air": want one of after-claim`},
-		{scenarios.Step{Op: scenarios.OpCrash, Slot: "d1", Point: "after-claim"}, "hit 0: want >= 1"},
-		{scenarios.Step{Op: scenarios.OpNetwork, Dep: "kafka", Fault: faultproxy.Down, For: time.Second}, `dependency "kafka"`},
-		{scenarios.Step{Op: scenarios.OpNetwork, Dep: "mysql", Fault: faultproxy.LostReplyRedisAdd, For: time.Second}, "lost-reply-redis-add cannot act on mysql"},
-		{scenarios.Step{Op: scenarios.OpNetwork, Dep: "redis", Fault: faultproxy.Latency, For: time.Second}, "set Latency"},
-		{scenarios.Step{Op: scenarios.OpProduce}, "events 0: want at least 1"},
+		{scenarios.Kill{Slot: "d4", For: time.Second}, `step "kill d4 for 1s": slot "d4": want d1..d3`},
+		{scenarios.Pause{Slot: "d1"}, "duration 0s: want > 0"},
+		{scenarios.Term{For: time.Second}, `slot "": want d1..d3`},
+		{scenarios.Crash{Slot: "d1", Point: "mid-air", Nth: 1}, `crash point "mid-air": want one of after-claim`},
+		{scenarios.Crash{Slot: "d1", Point: "after-claim"}, "hit 0: want >= 1"},
+		{scenarios.Window{Slot: "d9", Nth: 1}, `slot "d9"`},
+		{scenarios.Restart{Dep: "kafka", For: time.Second}, `server "kafka": want mysql or redis`},
+		{scenarios.Wait{}, "duration 0s: want > 0"},
+		{scenarios.Network{Dep: "kafka", Fault: faultproxy.Down{}, For: time.Second}, `dependency "kafka"`},
+		{scenarios.Network{Dep: "mysql", Fault: faultproxy.LostReplyRedisAdd{}, For: time.Second}, "lost-reply-redis-add cannot act on mysql"},
+		{scenarios.Network{Dep: "redis", Fault: faultproxy.SQLError{}, For: time.Second}, "sql-error cannot act on redis"},
+		{scenarios.Network{Dep: "redis", Fault: faultproxy.Latency{}, For: time.Second}, "fault latency: latency and jitter are both 0: set Latency"},
+		{scenarios.Network{Dep: "redis", For: time.Second}, `step "redis (no fault) on every link for 1s": no fault: set Fault`},
+		{scenarios.Network{Dep: "redis", Fault: faultproxy.Down{}}, "duration 0s: want > 0"},
+		{scenarios.Produce{}, "events 0: want at least 1"},
 	}
 	for _, c := range cases {
 		require.ErrorContains(t, c.step.Validate(3), c.want)
 	}
-	bad := scenarios.Schedule{{Op: scenarios.OpWait, For: time.Second}, {Op: scenarios.OpKill, Slot: "d9", For: time.Second}}
+	bad := scenarios.Schedule{scenarios.Wait{For: time.Second}, scenarios.Kill{Slot: "d9", For: time.Second}}
 	require.ErrorContains(t, bad.Validate(2), `schedule step 2: step "kill d9 for 1s": slot "d9": want d1..d2`)
+	require.ErrorContains(t, scenarios.Schedule{scenarios.Wait{For: time.Second}, nil}.Validate(2), "schedule step 2: no step (nil)")
 }
 
 func TestRandomScheduleReplaysBySeedAndStaysInBounds(t *testing.T) {
@@ -75,24 +85,24 @@ func TestRandomScheduleReplaysBySeedAndStaysInBounds(t *testing.T) {
 		require.NoError(t, a.Validate(3))
 		require.LessOrEqual(t, a.Nominal(), scenarios.ScheduleBudget, "seed %d:\n%s", seed, a)
 		for _, st := range a {
-			require.NotEqual(t, scenarios.OpProduce, st.Op, "the workload is fixed before a run: no produce steps at run time")
+			require.NotContains(t, fmt.Sprintf("%T", st), "Produce", "the workload is fixed before a run: no produce steps at run time")
 			if seed%2 == 1 {
-				require.NotEqual(t, scenarios.OpCrash, st.Op, "seed %d: crash points drawn for an adapter without them", seed)
+				require.NotContains(t, fmt.Sprintf("%T", st), "Crash", "seed %d: crash points drawn for an adapter without them", seed)
 			}
-			kinds[st.Op] = true
-			if st.Op == scenarios.OpNetwork {
-				kinds[string(st.Fault)] = true
+			kinds[fmt.Sprintf("%T", st)] = true
+			if n, ok := st.(scenarios.Network); ok {
+				kinds[string(n.Fault.Kind())] = true
 			}
 		}
 	}
-	for _, want := range []string{"wait", "kill", "pause", "term", "crash", "window", "network", "restart"} {
-		require.True(t, kinds[want], "300 seeds never drew a %s step", want)
+	for _, want := range []scenarios.Step{scenarios.Wait{}, scenarios.Kill{}, scenarios.Pause{}, scenarios.Term{}, scenarios.Crash{}, scenarios.Window{}, scenarios.Network{}, scenarios.Restart{}} {
+		require.True(t, kinds[fmt.Sprintf("%T", want)], "300 seeds never drew a %T step", want)
 	}
 	for _, k := range faultproxy.Kinds() {
-		if k == faultproxy.QueueError || k == faultproxy.SQLError {
+		if k == (faultproxy.QueueError{}).Kind() || k == (faultproxy.SQLError{}).Kind() {
 			continue // a scenario of its own (queue-error: it needs a queue, not a link; lock-conflicts)
 		}
-		if k == faultproxy.CommitHoldMySQL {
+		if k == (faultproxy.CommitHoldMySQL{}).Kind() {
 			continue // the finalize trap's (zombie): it holds a COMMIT only after a job's add
 		}
 		require.True(t, kinds[string(k)], "300 seeds never drew a %s fault", k)
@@ -100,8 +110,8 @@ func TestRandomScheduleReplaysBySeedAndStaysInBounds(t *testing.T) {
 }
 
 func TestRandomScheduleFitKeepsOrderWithinBudget(t *testing.T) {
-	long := scenarios.Step{Op: scenarios.OpPause, Slot: "d1", For: 5 * time.Second}
-	short := scenarios.Step{Op: scenarios.OpWait, For: time.Second}
+	long := scenarios.Pause{Slot: "d1", For: 5 * time.Second}
+	short := scenarios.Wait{For: time.Second}
 	s := scenarios.Schedule{long, long, short, short}
 	require.Equal(t, scenarios.Schedule{long, short, short}, s.Fit(7*time.Second))
 }
@@ -112,10 +122,10 @@ func TestRandomScheduleMakesItsScenario(t *testing.T) {
 		Needs: []runner.Needs{runner.NeedGracefulTerm}, Params: map[string]string{"instances": "2"},
 	}
 	s := scenarios.Schedule{
-		{Op: scenarios.OpProduce, Events: 30},
-		{Op: scenarios.OpCrash, Slot: "d1", Point: "after-enqueue", Nth: 1},
-		{Op: scenarios.OpProduce, Events: 10, Poison: true},
-		{Op: scenarios.OpRestart, Dep: "redis", For: time.Second},
+		scenarios.Produce{Events: 30},
+		scenarios.Crash{Slot: "d1", Point: "after-enqueue", Nth: 1},
+		scenarios.Produce{Events: 10, Poison: true},
+		scenarios.Restart{Dep: "redis", For: time.Second},
 	}
 	sc := s.Scenario("property-1", base)
 	require.NoError(t, sc.Validate())
@@ -135,7 +145,7 @@ func TestRandomScheduleMakesItsScenario(t *testing.T) {
 	require.Equal(t, 40, empty.Events, "no produce step: the base's workload")
 	require.InDelta(t, 40.0, empty.Rate, 0.01, "over at least a second")
 
-	bad := scenarios.Schedule{{Op: scenarios.OpKill, Slot: "d3", For: time.Second}}.Scenario("property-3", base)
+	bad := scenarios.Schedule{scenarios.Kill{Slot: "d3", For: time.Second}}.Scenario("property-3", base)
 	require.ErrorContains(t, bad.Script(context.Background(), &nemesis.Nemesis{}), `slot "d3": want d1..d2`)
 }
 
@@ -171,4 +181,59 @@ func TestRandomScenarioReplaysBySeedAndRecordsItsSchedule(t *testing.T) {
 		drawn = append(drawn, got)
 	}
 	require.Equal(t, drawn[0], drawn[1], "the same seed draws the same schedule")
+}
+
+// scripted makes the choices it is given and records what was asked.
+type scripted struct {
+	choices []int
+	asked   []string
+}
+
+func (s *scripted) Choose(label string, n int) int {
+	s.asked = append(s.asked, fmt.Sprintf("%s/%d", label, n))
+	v := s.choices[0]
+	s.choices = s.choices[1:]
+	return v
+}
+
+// Seeds and fail files replay only while the generator asks the same
+// questions in the same order: these pin the choices a step is drawn from
+// (in the property's space: two slots, crash points, Redis restarts,
+// produce steps) and two seeds' schedules.
+func TestRandomDrawsStayInOrder(t *testing.T) {
+	sp := scenarios.Space{Slots: 2, CrashPoints: true, RestartRedis: true, Produce: true}
+	cases := []struct {
+		choices []int
+		asked   string
+		want    string
+	}{
+		{[]int{0, 0}, "op/9 for/3", "wait 100ms"},
+		{[]int{1, 0, 1, 0}, "op/9 slot/2 point/4 nth/3", "crash d1 at after-enqueue (1st hit)"},
+		{[]int{2, 1, 2}, "op/9 slot/2 down/3", "kill d2 for 1s"},
+		{[]int{3, 0, 2}, "op/9 slot/2 for/3", "pause d1 for 3s"},
+		{[]int{4, 1, 1}, "op/9 slot/2 down/2", "term d2 (down 500ms)"},
+		{[]int{5, 1}, "op/9 down/2", "restart redis (down 1s)"},
+		{[]int{6, 1, 0}, "op/9 events/3 poison/2", "produce 25 valid events"},
+		{[]int{7, 2, 6, 1, 2}, "op/9 link/3 fault/7 times/2 for/3", "mysql lost-reply-mysql-commit x2 on d2 for 2s"},
+		{[]int{8, 0, 0, 1, 0}, "op/9 link/3 fault/7 latency/2 for/3", "redis latency 150ms on every link for 300ms"},
+		{[]int{8, 1, 5, 1, 1}, "op/9 link/3 fault/7 slice/2 for/3", "redis slicer 8B on d1 for 1s"},
+	}
+	for _, c := range cases {
+		ch := &scripted{choices: c.choices}
+		st := scenarios.DrawStep(ch, sp)
+		require.Equal(t, c.want, st.String())
+		require.Equal(t, c.asked, strings.Join(ch.asked, " "), c.want)
+		require.Empty(t, ch.choices, c.want)
+		require.NoError(t, st.Validate(2), c.want)
+	}
+	ch := &scripted{choices: []int{1, 0, 0}}
+	require.Equal(t, "crash d1 between add and finalize (1st batch)", scenarios.DrawStep(ch, scenarios.Space{Slots: 2}).String())
+	require.Equal(t, "op/7 slot/2 nth/3", strings.Join(ch.asked, " "), "without crash points, restarts or produce steps")
+
+	for crash, want := range map[bool]string{
+		true:  "1. redis latency 150ms on d3 for 300ms; 2. crash d3 at after-claim (1st hit); 3. mysql bandwidth 16KB/s on d3 for 1s; 4. kill d1 for 1s; 5. restart redis (down 300ms); 6. redis blackhole on d2 for 1s",
+		false: "1. redis latency 150ms on d3 for 300ms; 2. crash d3 between add and finalize (2nd batch); 3. term d3 (down 500ms); 4. kill d3 for 300ms; 5. kill d1 for 1s; 6. restart redis (down 300ms)",
+	} {
+		require.Equal(t, want, scenarios.RandomSchedule(rand.New(rand.NewSource(1)), 3, crash).Line(), "seed 1, crash points %v", crash)
+	}
 }

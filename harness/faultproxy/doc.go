@@ -11,6 +11,19 @@
 // link's address never changes. The toxiproxy API server is never started.
 // Observers connect to the servers directly, never through a link.
 //
+// # Fault kinds
+//
+// Each fault kind is a type of its own implementing Fault, in a file named
+// after it (latency.go, blackhole.go, reset.go, down.go, bandwidth.go,
+// slicer.go, lostreply_redis.go, lostreply_mysql.go, queue_error.go,
+// commit_hold.go, sql_error.go), and All lists each once. A kind's type
+// carries only the settings it takes, so the compiler rejects a setting
+// that does not apply; Validate checks the values. Kind and Params are
+// what the history records of the fault; apply builds its toxics and the
+// state they share. The files named after a protocol (redis_*.go,
+// mysql_*.go) hold the filters those toxics run, jitter.go and
+// slicer_seeded.go the seeded toxics.
+//
 // # Faults and the toxics they become
 //
 // Every toxic is added with toxicity 1: toxiproxy draws toxicity, latency
@@ -19,7 +32,7 @@
 // the *rand.Rand given to NewServer: each Add draws one seed from it, which
 // feeds that fault's own generator.
 //
-//	kind                      toxics (direction: Fault.Direction, default downstream)
+//	kind                      toxics (direction: the fault's Direction, default downstream)
 //	latency                   "latency" {latency ms, jitter 0} when Jitter is 0;
 //	                          otherwise outboxchaos_latency_jitter: Latency + a
 //	                          seeded uniform draw in [-Jitter, +Jitter] per chunk

@@ -126,5 +126,36 @@ func (l *lostReply) firedCount() int {
 	return l.fired
 }
 
+// tally is what the fault's history record counts: the replies dropped.
+func (l *lostReply) tally() map[string]int { return map[string]int{"fired": l.firedCount()} }
+
 // lostReplies holds every lost-reply fault's shared state.
 var lostReplies = &registry[lostReply]{prefix: "lost-reply-"}
+
+// applyLostReply registers a lost-reply fault's state and names its two
+// toxics: the reply dropper first (downstream), so that it is on every
+// connection before the request watcher (upstream) can fire.
+func applyLostReply(id string, l *lostReply, watch, drop string) applied {
+	key := lostReplies.register(l)
+	attrs := map[string]string{"fault": key}
+	return applied{
+		toxics: []toxicSpec{
+			{Name: id + "-drop", Type: drop, Stream: Downstream.stream(), Attributes: attrs},
+			{Name: id + "-watch", Type: watch, Stream: Upstream.stream(), Attributes: attrs},
+		},
+		state:   l,
+		release: func() { lostReplies.unregister(key) },
+	}
+}
+
+// lostReplyParams are the params both lost-reply kinds record.
+func lostReplyParams(times int, prob float64) map[string]string {
+	p := map[string]string{}
+	if times > 0 {
+		p["times"] = fmt.Sprint(times)
+	}
+	if prob > 0 {
+		p["probability"] = fmt.Sprint(prob)
+	}
+	return p
+}

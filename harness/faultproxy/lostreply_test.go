@@ -21,7 +21,7 @@ func TestLostReplyRedisAddOnAnEstablishedConnection(t *testing.T) {
 	require.NoError(t, addScript.Load(ctx, direct).Err())
 	require.NoError(t, c.Ping(ctx).Err(), "the pooled connection is established before the fault")
 
-	id := added(t, p, Fault{Kind: LostReplyRedisAdd})
+	id := added(t, p, LostReplyRedisAdd{})
 	require.NoError(t, c.Set(ctx, "plain", "1", 0).Err(), "other commands pass")
 
 	err := addScript.EvalSha(ctx, c, []string{"job:1"}, "v1").Err()
@@ -30,6 +30,9 @@ func TestLostReplyRedisAddOnAnEstablishedConnection(t *testing.T) {
 	fired, err := p.Fired(id)
 	require.NoError(t, err)
 	require.Equal(t, 1, fired)
+	tally, err := p.Tally(id)
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{"fired": 1}, tally, "what the history record counts")
 
 	require.NoError(t, addScript.EvalSha(ctx, c, []string{"job:2"}, "v2").Err(), "fired once, then passes")
 	require.NoError(t, p.Remove(id))
@@ -40,7 +43,7 @@ func TestLostReplyRedisAddInAPipelineLosesRepliesFromTheAddOn(t *testing.T) {
 	ctx := localtest.Context(t)
 	p, direct, c := redisLink(t, lostTimeout)
 	require.NoError(t, addScript.Load(ctx, direct).Err())
-	added(t, p, Fault{Kind: LostReplyRedisAdd})
+	added(t, p, LostReplyRedisAdd{})
 
 	pipe := c.Pipeline()
 	before := pipe.Set(ctx, "before", "1", 0)
@@ -59,7 +62,7 @@ func TestLostReplyRedisAddInATransaction(t *testing.T) {
 	p, direct, c := redisLink(t, lostTimeout)
 	require.NoError(t, addScript.Load(ctx, direct).Err())
 	require.NoError(t, c.Ping(ctx).Err())
-	added(t, p, Fault{Kind: LostReplyRedisAdd})
+	added(t, p, LostReplyRedisAdd{})
 
 	_, err := c.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
 		pipe.Set(ctx, "tx-other", "1", 0)
@@ -75,7 +78,7 @@ func TestLostReplyRedisAddSkipsANOSCRIPTReply(t *testing.T) {
 	ctx := localtest.Context(t)
 	p, direct, c := redisLink(t, lostTimeout)
 	require.NoError(t, direct.ScriptFlush(ctx).Err())
-	id := added(t, p, Fault{Kind: LostReplyRedisAdd})
+	id := added(t, p, LostReplyRedisAdd{})
 
 	// Run sends EVALSHA, gets NOSCRIPT (which must come through), then EVAL.
 	err := addScript.Run(ctx, c, []string{"job:n"}, "v").Err()
@@ -99,7 +102,7 @@ func TestLostReplyMySQLCommit(t *testing.T) {
 				require.NoError(t, db.PingContext(ctx))
 			}
 
-			id := added(t, p, Fault{Kind: LostReplyMySQLCommit})
+			id := added(t, p, LostReplyMySQLCommit{})
 			tx := begun(t, ctx, db, "INSERT INTO t VALUES (1)")
 			require.Error(t, tx.Commit(), "the COMMIT's reply is lost")
 

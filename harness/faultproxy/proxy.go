@@ -36,13 +36,11 @@ type Proxy struct {
 
 // installed is one active fault.
 type installed struct {
-	kind   Kind
-	toxics []string // toxiproxy names, in the order they were added
-	lost   *lostReply
-	refuse *queueError
-	hold   *commitHold
-	sqlErr *sqlError
-	key    string
+	kind    Kind
+	toxics  []string // toxiproxy names, in the order they were added
+	state   any      // applied.state
+	release func()   // applied.release, or nil
+	down    bool
 }
 
 // Addr is the proxy's listen address, "127.0.0.1:PORT".
@@ -56,6 +54,9 @@ func (p *Proxy) Upstream() string { return p.upstream }
 
 // Add starts a fault on the link and returns its id for Remove.
 func (p *Proxy) Add(f Fault) (string, error) {
+	if f == nil {
+		return "", fmt.Errorf("link %s: %w", p.name, errNoFault)
+	}
 	if err := f.Validate(); err != nil {
 		return "", fmt.Errorf("link %s: %w", p.name, err)
 	}
@@ -65,50 +66,29 @@ func (p *Proxy) Add(f Fault) (string, error) {
 		return "", fmt.Errorf("link %s: the fault proxy server is closed", p.name)
 	}
 	id, seed := p.srv.newID(), p.srv.seed()
-	inst := &installed{kind: f.Kind}
-	switch f.Kind {
-	case Down:
+	a := f.apply(id, seed)
+	inst := &installed{kind: f.Kind(), state: a.state, release: a.release, down: a.down}
+	if inst.down {
 		p.down++
 		if p.down == 1 {
 			p.tp.Stop()
 		}
-	case LostReplyRedisAdd, LostReplyMySQLCommit:
-		inst.lost = newLostReply(seed, f.times(), f.probability())
-		inst.key = lostReplies.register(inst.lost)
-		if err := p.addToxics(inst, lostReplyToxics(id, f.Kind, inst.key)); err != nil {
-			lostReplies.unregister(inst.key)
-			return "", err
-		}
-	case QueueError:
-		inst.refuse = newQueueError(seed, f.prefix(), f.Queue)
-		inst.key = queueErrors.register(inst.refuse)
-		if err := p.addToxics(inst, queueErrorToxics(id, inst.key)); err != nil {
-			queueErrors.unregister(inst.key)
-			return "", err
-		}
-	case CommitHoldMySQL:
-		inst.hold = newCommitHold(f.times(), f.Hold)
-		inst.key = commitHolds.register(inst.hold)
-		spec := toxicSpec{Name: id + "-hold", Type: commitHoldToxicType, Stream: Upstream, Attributes: map[string]string{"fault": inst.key}}
-		if err := p.addToxics(inst, []toxicSpec{spec}); err != nil {
-			commitHolds.unregister(inst.key)
-			return "", err
-		}
-	case SQLError:
-		inst.sqlErr = newSQLError(seed, f.probability())
-		inst.key = sqlErrors.register(inst.sqlErr)
-		if err := p.addToxics(inst, sqlErrorToxics(id, inst.key)); err != nil {
-			sqlErrors.unregister(inst.key)
-			return "", err
-		}
-	default:
-		if err := p.addToxics(inst, plainToxics(id, f, seed)); err != nil {
-			return "", err
-		}
+	}
+	if err := p.addToxics(inst, a.toxics); err != nil {
+		inst.releaseState()
+		return "", err
 	}
 	p.faults[id] = inst
 	p.order = append(p.order, id)
 	return id, nil
+}
+
+// releaseState unregisters the fault's shared state, once.
+func (inst *installed) releaseState() {
+	if inst.release != nil {
+		inst.release()
+		inst.release = nil
+	}
 }
 
 func (p *Proxy) addToxics(inst *installed, specs []toxicSpec) error {
@@ -161,10 +141,11 @@ func (p *Proxy) Fired(id string) (int, error) {
 	if !ok {
 		return 0, fmt.Errorf("link %s: no active fault %q (active: %s)", p.name, id, p.activeLocked())
 	}
-	if inst.lost == nil {
+	lost, ok := inst.state.(*lostReply)
+	if !ok {
 		return 0, fmt.Errorf("link %s: fault %s is %s, not a lost-reply fault", p.name, id, inst.kind)
 	}
-	return inst.lost.firedCount(), nil
+	return lost.firedCount(), nil
 }
 
 // Refused says, for a queue-error fault, how many commands it refused and
@@ -178,14 +159,11 @@ func (p *Proxy) Refused(id string) (refused, answered int, err error) {
 	if !ok {
 		return 0, 0, fmt.Errorf("link %s: no active fault %q (active: %s)", p.name, id, p.activeLocked())
 	}
-	switch {
-	case inst.refuse != nil:
-		refused, answered = inst.refuse.counts()
-	case inst.sqlErr != nil:
-		refused, answered = inst.sqlErr.counts()
-	default:
+	r, ok := inst.state.(interface{ counts() (int, int) })
+	if !ok {
 		return 0, 0, fmt.Errorf("link %s: fault %s is %s, not a queue-error or sql-error fault", p.name, id, inst.kind)
 	}
+	refused, answered = r.counts()
 	return refused, answered, nil
 }
 
@@ -197,10 +175,27 @@ func (p *Proxy) Held(id string) ([]HeldCommit, error) {
 	if !ok {
 		return nil, fmt.Errorf("link %s: no active fault %q (active: %s)", p.name, id, p.activeLocked())
 	}
-	if inst.hold == nil {
+	hold, ok := inst.state.(*commitHold)
+	if !ok {
 		return nil, fmt.Errorf("link %s: fault %s is %s, not a commit-hold fault", p.name, id, inst.kind)
 	}
-	return inst.hold.held(), nil
+	return hold.held(), nil
+}
+
+// Tally is what a fault's toxics counted so far, keyed as its history
+// record names the counts: fired for a lost-reply fault, refused and
+// answered for a queue-error or sql-error fault; empty for the others.
+func (p *Proxy) Tally(id string) (map[string]int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	inst, ok := p.faults[id]
+	if !ok {
+		return nil, fmt.Errorf("link %s: no active fault %q (active: %s)", p.name, id, p.activeLocked())
+	}
+	if t, ok := inst.state.(interface{ tally() map[string]int }); ok {
+		return t.tally(), nil
+	}
+	return map[string]int{}, nil
 }
 
 func (p *Proxy) healLocked() error {
@@ -220,19 +215,8 @@ func (p *Proxy) healLocked() error {
 
 func (p *Proxy) removeLocked(inst *installed) error {
 	err := p.removeToxics(inst)
-	if inst.lost != nil {
-		lostReplies.unregister(inst.key)
-	}
-	if inst.refuse != nil {
-		queueErrors.unregister(inst.key)
-	}
-	if inst.hold != nil {
-		commitHolds.unregister(inst.key)
-	}
-	if inst.sqlErr != nil {
-		sqlErrors.unregister(inst.key)
-	}
-	if inst.kind == Down {
+	inst.releaseState()
+	if inst.down {
 		p.down--
 		if p.down == 0 && !p.closed {
 			err = errors.Join(err, p.enable())

@@ -17,9 +17,9 @@ func TestLatencyDelaysARedisPing(t *testing.T) {
 	p, _, c := redisLink(t, 10*time.Second)
 	require.NoError(t, c.Ping(ctx).Err())
 
-	for _, f := range []Fault{
-		{Kind: Latency, Latency: 200 * time.Millisecond},
-		{Kind: Latency, Latency: 150 * time.Millisecond, Jitter: 50 * time.Millisecond, Direction: Upstream},
+	for _, f := range []Latency{
+		{Latency: 200 * time.Millisecond},
+		{Latency: 150 * time.Millisecond, Jitter: 50 * time.Millisecond, Direction: Upstream},
 	} {
 		id := added(t, p, f)
 		start := time.Now()
@@ -36,14 +36,14 @@ func TestBlackholeTimesOutAndHealRestores(t *testing.T) {
 	p, direct, c := redisLink(t, 500*time.Millisecond)
 	require.NoError(t, c.Ping(ctx).Err())
 
-	added(t, p, Fault{Kind: Blackhole})
+	added(t, p, Blackhole{})
 	err := c.Set(ctx, "down-held", "1", 0).Err()
 	require.True(t, isTimeout(err), "want a timeout, got %v", err)
 	require.Equal(t, "1", direct.Get(ctx, "down-held").Val(), "downstream: the request ran, its reply was held")
 
 	healed(t, ctx, p, c)
 
-	added(t, p, Fault{Kind: Blackhole, Direction: Upstream})
+	added(t, p, Blackhole{Direction: Upstream})
 	err = c.Set(ctx, "up-held", "1", 0).Err()
 	require.True(t, isTimeout(err), "want a timeout, got %v", err)
 	require.ErrorIs(t, direct.Get(ctx, "up-held").Err(), redis.Nil, "upstream: the request never reached the server")
@@ -55,7 +55,7 @@ func TestResetBreaksConnectionsAndHealRestores(t *testing.T) {
 	p, _, c := redisLink(t, 10*time.Second)
 	require.NoError(t, c.Ping(ctx).Err())
 
-	added(t, p, Fault{Kind: Reset})
+	added(t, p, Reset{})
 	err := c.Ping(ctx).Err()
 	require.Error(t, err)
 	require.False(t, isTimeout(err), "a reset is not a timeout: %v", err)
@@ -68,7 +68,7 @@ func TestDownRefusesAndClosesThenHealListensOnTheSameAddress(t *testing.T) {
 	addr := p.Addr()
 	require.NoError(t, c.Ping(ctx).Err())
 
-	id := added(t, p, Fault{Kind: Down})
+	id := added(t, p, Down{})
 	require.Error(t, c.Ping(ctx).Err(), "the open connection is closed")
 	_, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	require.Error(t, err, "new connections are refused")
@@ -87,17 +87,17 @@ func TestBandwidthAndSlicerDeliverTheSameData(t *testing.T) {
 	require.NoError(t, direct.Set(ctx, "big", value, 0).Err())
 
 	for _, f := range []Fault{
-		{Kind: Bandwidth, Rate: 1024},
-		{Kind: Slicer, Average: 512, Delay: 10},
-		{Kind: Slicer, Average: 512, Size: 200, Delay: 10},
-		{Kind: Slicer, Average: 64, Size: 32, Direction: Upstream},
+		Bandwidth{Rate: 1024},
+		Slicer{Average: 512, Delay: 10},
+		Slicer{Average: 512, Size: 200, Delay: 10},
+		Slicer{Average: 64, Size: 32, Direction: Upstream},
 	} {
 		id := added(t, p, f)
 		start := time.Now()
 		got, err := c.Get(ctx, "big").Result()
 		require.NoError(t, err, "%+v", f)
 		require.Equal(t, value, got, "%+v", f)
-		if f.Kind == Bandwidth { // 256 KiB at 1 MiB/s takes at least ~250 ms
+		if _, ok := f.(Bandwidth); ok { // 256 KiB at 1 MiB/s takes at least ~250 ms
 			require.GreaterOrEqual(t, time.Since(start), 150*time.Millisecond)
 		}
 		require.NoError(t, c.Set(ctx, "copy", value, 0).Err())

@@ -19,9 +19,9 @@ func drawChoices(t *testing.T, seed int64) choices {
 	t.Helper()
 	p, err := newServer(t, seed).Link("redis/d1", "127.0.0.1:1")
 	require.NoError(t, err)
-	jid := added(t, p, Fault{Kind: Latency, Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond})
-	sid := added(t, p, Fault{Kind: Slicer, Average: 100, Size: 50})
-	lid := added(t, p, Fault{Kind: LostReplyRedisAdd, Times: 1000, Probability: 0.5})
+	jid := added(t, p, Latency{Latency: 100 * time.Millisecond, Jitter: 50 * time.Millisecond})
+	sid := added(t, p, Slicer{Average: 100, Size: 50})
+	lid := added(t, p, LostReplyRedisAdd{Times: 1000, Probability: 0.5})
 
 	var c choices
 	jitter := p.tp.Toxics.GetToxic(jid).Toxic.(*jitterToxic)
@@ -30,7 +30,7 @@ func drawChoices(t *testing.T, seed int64) choices {
 		c.Delays = append(c.Delays, jitter.delay())
 		c.Slices = append(c.Slices, slicer.size(1000))
 	}
-	lost := p.faults[lid].lost
+	lost := p.faults[lid].state.(*lostReply)
 	for range 50 {
 		f := lost.fire(false)
 		c.Fires = append(c.Fires, f != nil)

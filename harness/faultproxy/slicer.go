@@ -1,65 +1,58 @@
 package faultproxy
 
-import (
-	"math/rand"
-	"sync"
-	"time"
+import "fmt"
 
-	"github.com/Shopify/toxiproxy/v2/stream"
-	"github.com/Shopify/toxiproxy/v2/toxics"
-)
-
-const slicerToxicType = "outboxchaos_slicer"
-
-// seededSlicer cuts each chunk into slices of Average bytes plus a uniform
-// draw in [-Variation, +Variation], with DelayMicros between slices. Its
-// sizes come from a generator seeded from the run's randomness (toxiproxy's
-// slicer draws from the global generator). Data and order are unchanged.
-type seededSlicer struct {
-	Average     int   `json:"average_size"`
-	Variation   int   `json:"size_variation"`
-	DelayMicros int   `json:"delay"`
-	Seed        int64 `json:"seed"`
-
-	once sync.Once
-	mu   sync.Mutex
-	rng  *rand.Rand
+// Slicer cuts the link's data into slices of Average bytes, varied by up to
+// Size, with Delay microseconds between them. toxiproxy's "slicer" serves
+// it when Size is 0, the seeded slicer (slicer_seeded.go) otherwise.
+type Slicer struct {
+	Direction Direction // empty means downstream
+	Average   int       // bytes, > 0
+	Size      int       // variation in bytes, < Average
+	Delay     int       // microseconds between slices
 }
 
-// size draws the next slice size, at least 1 and at most left.
-func (t *seededSlicer) size(left int) int {
-	t.once.Do(func() { t.rng = rand.New(rand.NewSource(t.Seed)) })
-	t.mu.Lock()
-	n := t.Average
-	if t.Variation > 0 {
-		n += t.rng.Intn(2*t.Variation+1) - t.Variation
-	}
-	t.mu.Unlock()
-	return min(max(n, 1), left)
+// Kind is "slicer".
+func (Slicer) Kind() Kind { return "slicer" }
+
+// String is "slicer <Average>B".
+func (f Slicer) String() string {
+	return withDirection(fmt.Sprintf("slicer %dB", f.Average), f.Direction)
 }
 
-// Pipe slices every chunk; on interrupt it forwards the unsent rest whole.
-func (t *seededSlicer) Pipe(stub *toxics.ToxicStub) { pipeChunks(stub, t.slice) }
-
-// slice sends c in slices; it returns false when interrupted (the rest of c
-// has then been forwarded).
-func (t *seededSlicer) slice(stub *toxics.ToxicStub, c *stream.StreamChunk) bool {
-	data := c.Data
-	for len(data) > 0 {
-		n := t.size(len(data))
-		stub.Output <- &stream.StreamChunk{Data: data[:n], Timestamp: c.Timestamp}
-		data = data[n:]
-		if len(data) == 0 || t.DelayMicros == 0 {
-			continue
-		}
-		timer := time.NewTimer(time.Duration(t.DelayMicros) * time.Microsecond)
-		select {
-		case <-timer.C:
-		case <-stub.Interrupt:
-			timer.Stop()
-			stub.Output <- &stream.StreamChunk{Data: data, Timestamp: c.Timestamp}
-			return false
-		}
+// Params records direction, slice_average, slice_size and slice_delay_us.
+func (f Slicer) Params() map[string]string {
+	p := directionParams(f.Direction)
+	if f.Average > 0 {
+		p["slice_average"], p["slice_size"], p["slice_delay_us"] = fmt.Sprint(f.Average), fmt.Sprint(f.Size), fmt.Sprint(f.Delay)
 	}
-	return true
+	return p
+}
+
+// Validate wants a positive average, a smaller variation and no negative delay.
+func (f Slicer) Validate() error {
+	return invalid(f, validDirection(f.Direction), f.validSlices())
+}
+
+func (f Slicer) validSlices() error {
+	if f.Average <= 0 {
+		return fmt.Errorf("average slice size %d bytes: want > 0", f.Average)
+	}
+	if f.Size < 0 || f.Size >= f.Average {
+		return fmt.Errorf("size variation %d bytes: want >= 0 and < average %d", f.Size, f.Average)
+	}
+	if f.Delay < 0 {
+		return fmt.Errorf("delay %d µs: want >= 0", f.Delay)
+	}
+	return nil
+}
+
+func (f Slicer) apply(id string, seed int64) applied {
+	spec := toxicSpec{Name: id, Stream: f.Direction.stream(), Type: "slicer",
+		Attributes: map[string]int{"average_size": f.Average, "size_variation": 0, "delay": f.Delay}}
+	if f.Size != 0 {
+		spec.Type = slicerToxicType
+		spec.Attributes = &seededSlicer{Average: f.Average, Variation: f.Size, DelayMicros: f.Delay, Seed: seed}
+	}
+	return applied{toxics: []toxicSpec{spec}}
 }

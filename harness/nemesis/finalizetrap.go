@@ -49,7 +49,7 @@ func (n *Nemesis) tryFinalizeHold(ctx context.Context, slot string, hold, settle
 	var armed time.Time
 	hit, instance, m, err := n.armForHit(ctx, slot, d, FaultFinalizeTrapMiss, func() string {
 		armed = time.Now().UTC()
-		id, err := link.Add(faultproxy.Fault{Kind: faultproxy.CommitHoldMySQL, Hold: hold})
+		id, err := link.Add(faultproxy.CommitHoldMySQL{Hold: hold})
 		if err != nil {
 			return "the instance's COMMIT could not be held: " + err.Error()
 		}

@@ -241,31 +241,32 @@ func (n *Nemesis) Network(ctx context.Context, dep, slot string, f faultproxy.Fa
 		// id they write into locked_by.
 		target = dep + "/" + n.sup.Instances()[slot]
 	}
-	params := faultParams(f, d)
-	id := n.rec.StartFault(history.Fault{Kind: string(f.Kind), Target: target, Params: params, Start: time.Now().UTC()})
+	if f == nil {
+		return fmt.Errorf("network fault on %s: no fault given", dep)
+	}
+	params := f.Params()
+	params["for"] = d.String()
+	id := n.rec.StartFault(history.Fault{Kind: string(f.Kind()), Target: target, Params: params, Start: time.Now().UTC()})
 	type added struct {
 		p  *faultproxy.Proxy
 		id string
 	}
 	var ids []added
 	defer func() {
-		fired, refused, answered := 0, 0, 0
+		// What the toxics counted (fired; refused, answered), summed over
+		// the links, goes into the fault's record.
+		counts := map[string]int{}
 		for _, a := range ids {
-			if k, err := a.p.Fired(a.id); err == nil {
-				fired += k
-			}
-			if r, w, err := a.p.Refused(a.id); err == nil {
-				refused, answered = refused+r, answered+w
+			if tally, err := a.p.Tally(a.id); err == nil {
+				for k, v := range tally {
+					counts[k] += v
+				}
 			}
 			_ = a.p.Remove(a.id)
 		}
 		n.rec.Update(func(run *history.Run) {
-			switch {
-			case isLostReply(f.Kind):
-				run.Faults[id-1].Params["fired"] = fmt.Sprint(fired)
-			case f.Kind == faultproxy.QueueError, f.Kind == faultproxy.SQLError:
-				run.Faults[id-1].Params["refused"] = fmt.Sprint(refused)
-				run.Faults[id-1].Params["answered"] = fmt.Sprint(answered)
+			for k, v := range counts {
+				run.Faults[id-1].Params[k] = fmt.Sprint(v)
 			}
 		})
 		n.rec.EndFault(id, time.Now().UTC())
@@ -273,7 +274,7 @@ func (n *Nemesis) Network(ctx context.Context, dep, slot string, f faultproxy.Fa
 	for _, p := range links {
 		aid, err := p.Add(f)
 		if err != nil {
-			return fmt.Errorf("network fault %s on %s: %w", f.Kind, p.Name(), err)
+			return fmt.Errorf("network fault %s on %s: %w", f.Kind(), p.Name(), err)
 		}
 		ids = append(ids, added{p, aid})
 	}
@@ -301,7 +302,7 @@ func (n *Nemesis) linksFor(dep, slot string) ([]*faultproxy.Proxy, error) {
 // other queues work. The fault's params record the queue, and at its end
 // how many commands were refused and answered with the error.
 func (n *Nemesis) BreakQueue(ctx context.Context, queue string, d time.Duration) error {
-	return n.Network(ctx, "redis", "", faultproxy.Fault{Kind: faultproxy.QueueError, Queue: queue, Prefix: n.prefix}, d)
+	return n.Network(ctx, "redis", "", faultproxy.QueueError{Queue: queue, Prefix: n.prefix}, d)
 }
 
 // RestartServer kills a server ("mysql" or "redis"), keeps it down for down,
@@ -375,40 +376,4 @@ func cloneMap(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
-}
-
-func faultParams(f faultproxy.Fault, d time.Duration) map[string]string {
-	p := map[string]string{"for": d.String()}
-	if f.Direction != "" {
-		p["direction"] = f.Direction
-	}
-	if f.Latency > 0 {
-		p["latency"] = f.Latency.String()
-	}
-	if f.Jitter > 0 {
-		p["jitter"] = f.Jitter.String()
-	}
-	if f.Rate > 0 {
-		p["rate_kbps"] = fmt.Sprint(f.Rate)
-	}
-	if f.Timeout > 0 {
-		p["timeout"] = f.Timeout.String()
-	}
-	if f.Average > 0 {
-		p["slice_average"], p["slice_size"], p["slice_delay_us"] = fmt.Sprint(f.Average), fmt.Sprint(f.Size), fmt.Sprint(f.Delay)
-	}
-	if f.Times > 0 {
-		p["times"] = fmt.Sprint(f.Times)
-	}
-	if f.Probability > 0 {
-		p["probability"] = fmt.Sprint(f.Probability)
-	}
-	if f.Queue != "" {
-		p["queue"] = f.Queue
-	}
-	return p
-}
-
-func isLostReply(k faultproxy.Kind) bool {
-	return k == faultproxy.LostReplyRedisAdd || k == faultproxy.LostReplyMySQLCommit
 }

@@ -115,7 +115,7 @@ func (n *Nemesis) trapWindow(ctx context.Context, slot string, deadline time.Dur
 	go m.run(tctx, hits)
 	undelayed := false
 	trap, err := n.sup.TrapWindow(tctx, slot, hits, func() (func() error, error) {
-		id, err := link.Add(faultproxy.Fault{Kind: faultproxy.Blackhole})
+		id, err := link.Add(faultproxy.Blackhole{})
 		// The instance is stopped, not yet killed: its sockets still take
 		// the held replies, so the delay comes off at once. Removed after
 		// the kill, toxiproxy can take many seconds (15 s seen) to take it
@@ -164,7 +164,7 @@ type arming struct {
 func (n *Nemesis) arm(slot string) (*arming, error) {
 	a := &arming{sub: n.obs.Subscribe(signalBuffer), at: time.Now().UTC(),
 		instance: n.sup.Instances()[slot], redis: n.links["redis/"+slot]}
-	id, err := a.redis.Add(faultproxy.Fault{Kind: faultproxy.Latency, Latency: windowLatency, Direction: faultproxy.Downstream})
+	id, err := a.redis.Add(faultproxy.Latency{Latency: windowLatency, Direction: faultproxy.Downstream})
 	if err != nil {
 		a.sub.Close()
 		return nil, fmt.Errorf("delay redis replies: %w", err)

@@ -28,7 +28,7 @@ func TestSQLErrorAnswersLockingStatementsWithoutRunningThem(t *testing.T) {
 			db := localtest.MySQLVia(t, cfg.FormatDSN(), p.Addr())
 			require.NoError(t, db.PingContext(ctx), "the pooled connection is established before the fault")
 
-			id := added(t, p, Fault{Kind: SQLError})
+			id := added(t, p, SQLError{})
 			var v int
 			require.NoError(t, db.QueryRowContext(ctx, "SELECT v FROM t WHERE id = ?", 1).Scan(&v), "a plain read runs")
 			codes := map[uint16]string{}
@@ -49,6 +49,9 @@ func TestSQLErrorAnswersLockingStatementsWithoutRunningThem(t *testing.T) {
 			refused, answered, err := p.Refused(id)
 			require.NoError(t, err)
 			require.Equal(t, []int{16, 16}, []int{refused, answered})
+			tally, err := p.Tally(id)
+			require.NoError(t, err)
+			require.Equal(t, map[string]int{"refused": 16, "answered": 16}, tally)
 
 			require.NoError(t, p.Remove(id))
 			_, err = db.ExecContext(ctx, "UPDATE t SET v = v + 1 WHERE id = ?", 1)
@@ -61,7 +64,7 @@ func TestSQLErrorProbabilityRefusesAShare(t *testing.T) {
 	ctx := localtest.Context(t)
 	direct, p, dsn := mysqlLink(t, 5, counterTable...)
 	db := localtest.MySQLVia(t, dsn, p.Addr())
-	added(t, p, Fault{Kind: SQLError, Probability: 0.3})
+	added(t, p, SQLError{Probability: 0.3})
 	failed := 0
 	for i := 0; i < 60; i++ {
 		if _, err := db.ExecContext(ctx, "UPDATE t SET v = v + 1 WHERE id = 1"); err != nil {

@@ -35,9 +35,8 @@ func TestCommitHoldFilterPassesOtherStatements(t *testing.T) {
 }
 
 func TestCommitHoldValidates(t *testing.T) {
-	require.ErrorContains(t, Fault{Kind: CommitHoldMySQL}.Validate(), "hold 0s: want > 0")
-	require.ErrorContains(t, Fault{Kind: CommitHoldMySQL, Hold: time.Second, Latency: time.Second}.Validate(), "field Latency does not apply")
-	require.NoError(t, Fault{Kind: CommitHoldMySQL, Hold: time.Second}.Validate())
+	require.ErrorContains(t, CommitHoldMySQL{}.Validate(), "fault commit-hold-mysql: hold 0s: want > 0")
+	require.NoError(t, CommitHoldMySQL{Hold: time.Second}.Validate())
 }
 
 // The hold on a real server: the transaction's UPDATE ran and keeps its row
@@ -50,7 +49,7 @@ func TestCommitHoldMySQLKeepsTheRowLocksUntilReleased(t *testing.T) {
 	require.NoError(t, db.PingContext(ctx))
 
 	hold := 1500 * time.Millisecond
-	id := added(t, p, Fault{Kind: CommitHoldMySQL, Hold: hold})
+	id := added(t, p, CommitHoldMySQL{Hold: hold})
 	tx := begun(t, ctx, db, "UPDATE t SET v = 1 WHERE id = 1")
 	committed := make(chan error, 1)
 	go func() { committed <- tx.Commit() }()

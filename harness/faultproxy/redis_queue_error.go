@@ -43,6 +43,12 @@ func (r *refusals) counts() (refused, answered int) {
 	return r.refused, r.answered
 }
 
+// tally is what the fault's history record counts.
+func (r *refusals) tally() map[string]int {
+	refused, answered := r.counts()
+	return map[string]int{"refused": refused, "answered": answered}
+}
+
 // queueError is what one queue-error fault's two toxics share: the refuser
 // (upstream) replaces every command that writes a key of the broken queue
 // with the unknown command <token>, so Redis itself answers it with an error

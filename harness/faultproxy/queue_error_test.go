@@ -25,7 +25,7 @@ func TestQueueErrorRefusesWritesToTheBrokenQueueOnly(t *testing.T) {
 	p, direct, c := redisLink(t, 5*time.Second)
 	require.NoError(t, queueAdd.Load(ctx, direct).Err())
 	require.NoError(t, direct.HSet(ctx, "bull:ai-bulk:old", "data", "x").Err())
-	id := added(t, p, Fault{Kind: QueueError, Queue: "ai-bulk"})
+	id := added(t, p, QueueError{Queue: "ai-bulk"})
 
 	err := queueAdd.EvalSha(ctx, c, addKeys("ai-bulk", "j1"), "{}", "j1").Err()
 	require.EqualError(t, err, brokenReply)
@@ -45,6 +45,9 @@ func TestQueueErrorRefusesWritesToTheBrokenQueueOnly(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 6, refused)
 	require.Equal(t, 6, answered)
+	tally, err := p.Tally(id)
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{"refused": 6, "answered": 6}, tally, "what the history record counts")
 
 	require.NoError(t, p.Remove(id))
 	require.NoError(t, queueAdd.EvalSha(ctx, c, addKeys("ai-bulk", "j1"), "{}", "j1").Err(), "healed")
@@ -55,7 +58,7 @@ func TestQueueErrorKeepsAPipelinesReplyOrder(t *testing.T) {
 	ctx := localtest.Context(t)
 	p, direct, c := redisLink(t, 5*time.Second)
 	require.NoError(t, queueAdd.Load(ctx, direct).Err())
-	added(t, p, Fault{Kind: QueueError, Queue: "ai-bulk"})
+	added(t, p, QueueError{Queue: "ai-bulk"})
 
 	pipe := c.Pipeline()
 	before := pipe.Set(ctx, "before", "1", 0)
@@ -82,7 +85,7 @@ func TestQueueErrorKeepsAPipelinesReplyOrder(t *testing.T) {
 func TestQueueErrorAbortsATransactionThatWritesTheQueue(t *testing.T) {
 	ctx := localtest.Context(t)
 	p, direct, c := redisLink(t, 5*time.Second)
-	added(t, p, Fault{Kind: QueueError, Queue: "ai-bulk"})
+	added(t, p, QueueError{Queue: "ai-bulk"})
 
 	_, err := c.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
 		pipe.Set(ctx, "tx-other", "1", 0)
@@ -103,11 +106,10 @@ func TestQueueErrorAbortsATransactionThatWritesTheQueue(t *testing.T) {
 }
 
 func TestQueueErrorFaultIsValidated(t *testing.T) {
-	require.ErrorContains(t, Fault{Kind: QueueError}.Validate(), "queue is empty")
-	require.ErrorContains(t, Fault{Kind: QueueError, Queue: "a b"}.Validate(), "whitespace")
-	require.ErrorContains(t, Fault{Kind: QueueError, Queue: "q", Prefix: "bull:x"}.Validate(), "':'")
-	require.ErrorContains(t, Fault{Kind: QueueError, Queue: "q", Times: 2}.Validate(), "does not apply")
-	require.NoError(t, Fault{Kind: QueueError, Queue: "q", Prefix: "oc1"}.Validate())
+	require.ErrorContains(t, QueueError{}.Validate(), "queue is empty")
+	require.ErrorContains(t, QueueError{Queue: "a b"}.Validate(), "whitespace")
+	require.ErrorContains(t, QueueError{Queue: "q", Prefix: "bull:x"}.Validate(), "':'")
+	require.NoError(t, QueueError{Queue: "q", Prefix: "oc1"}.Validate())
 }
 
 func TestQueueErrorWrittenKeys(t *testing.T) {
