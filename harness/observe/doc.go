@@ -61,7 +61,11 @@
 //     7.0, which has no entries-added, the oldest entry being newer than the
 //     last one read counts as a possible gap);
 //   - the key is gone, or entries-added fell below what was read, or the last
-//     generated id went back: the stream was deleted or Redis lost it.
+//     generated id went back: the stream was deleted or Redis lost it. A
+//     stream found gone is read anew from "0" once it exists again.
+//
+// The reading, the sync and these checks are one streamReader, shared with
+// the stream sinks' observer (below).
 //
 // A lost pub/sub connection is a Gap for the keyspace (notifications sent
 // while disconnected are lost); the observer reconnects with a short
@@ -138,10 +142,76 @@
 // never blocks the observer: a subscriber whose buffer is full misses the
 // signal, counted by Subscription.Dropped; size the buffer for bursts.
 //
+// # Stream and list sinks: SinkObserver
+//
+// A dispatcher that publishes to Redis streams or lists (harness/sink
+// describes them and how a message id and job id are read) is followed by a
+// SinkObserver instead, which records every message as a history.Append. It
+// never consumes, trims or reorders what the dispatcher wrote, except that
+// a list's elements are moved, as a consumer would take them.
+//
+// Streams. Each key is read from "0" with XREAD BLOCK and synced as the
+// events streams are (above): an Append per entry (its id, the message id,
+// the payload's jobId, the entry id's time), in the order read, a
+// re-published message as often as it was added. A trim or a deletion
+// before the reader saw entries, a stream gone, recreated or gone back is a
+// Gap "sink:<key>" (SinkSource). With no keyspace subscription to report
+// deletions, the reader keeps a marker on every stream: the consumer group
+// StreamMarker, created with MKSTREAM by Start's first sync (so the stream
+// exists from then on) and put back by every sync in the same MULTI that
+// reads it. Nothing is ever read through the group. A stream without it was
+// deleted since the last sync, even when the counts agree (entries added,
+// the stream deleted and made anew with as many). Each sync's MULTI also
+// reads INFO server (below).
+//
+// Lists. A mover per key takes the elements from the end the oldest is at
+// (the right end for an LPUSHing dispatcher, sink.Config.Push) and moves
+// them onto the right end of the harness's archive sink.Archive(key)
+// ("oc:archive:<key>"), atomically (LMOVE in a script, up to 100 a turn, or
+// BLMOVE waiting 100 ms on an empty list), so the archive holds them in push
+// order and no element is lost between the two. Each moved element is an
+// Append whose id counts the key's moves ("1", "2", ...), stamped with the
+// harness's time of the move. The first Start empties the archives (they
+// are the harness's own keys). The mover alone writes an archive, so its
+// length says what was moved: each turn's script returns it, and elements
+// beyond those recorded (a move whose reply was lost with the connection)
+// are read from the archive and recorded first, in their order. An archive
+// shorter than what was recorded lost data: a Gap. A Redis restart is
+// watched as for streams.
+//
+// Restarts. Each sync or turn reads INFO server in its MULTI: a new
+// run_id is a restart since the last one. A restart closes every
+// connection, so a reader cannot tell by itself whether writes were lost
+// around it. It is lossless when the restarted server writes every command
+// to its append-only file before it replies (appendonly yes, appendfsync
+// always: what a client saw acknowledged survived, and a blocked reader is
+// served only after that write); otherwise, or when its configuration
+// cannot be read, it is a Gap "sink:<key>" for every key. Losing the
+// connection alone loses nothing: streams resume after the last entry
+// read, lists are moved, never read.
+//
+// Stop drains what the keys hold without blocking (a list mover retries for
+// up to 10 s, then records a Gap: elements may be unrecorded), and Start
+// after Stop resumes where the observer was. Every Append is also a
+// Creation (source SourceSink, the sink key as the queue, the message id,
+// else the payload's jobId, as the id) on first sight of that id, so the
+// traps see sink messages as they see BullMQ jobs; Subscribe works as for
+// the Redis observer.
+//
 // # Final scan
 //
 // ScanFinal reads, per queue, wait, paused and active (lists, every element
 // in order, duplicates kept), prioritized, delayed, completed and failed
 // (sorted sets, members), every job hash, and the outbox and jobs rows with
 // canonical statuses.
+//
+// ScanSinkFinal, called after SinkObserver.Stop, returns what a stream or
+// list sink holds that the observer did not record live (history.Final's
+// Appends, marked Final): a stream's entries (XRANGE - +, paged) whose ids
+// no live Append has, a list's elements still in the list, oldest first,
+// numbered on from the mover's last id. It is a function of the server and
+// the appends recorded, not of the observer's state, so the runner calls it
+// beside ScanFinal. The archive is not scanned: every element moved into it
+// was recorded (reconciled by its length) unless the mover's Stop recorded
+// a Gap.
 package observe

@@ -54,8 +54,9 @@ type RedisObserver struct {
 	byPattern map[string]string
 	stamps    map[string]string // job key -> creation stamp last seen (never forgotten)
 
-	// Stream state, owned by the stream goroutine; kept across Stop/Start.
-	streams []*streamState
+	// The events streams' reader, owned by the stream goroutine; its state
+	// is kept across Stop/Start.
+	events *streamReader
 
 	// fan signals each job's first sight to subscribers (signal.go).
 	fan fanout
@@ -66,9 +67,7 @@ type RedisObserver struct {
 func NewRedisObserver(rdb *redis.Client, prefix string, queues []string, rec *history.Recorder) *RedisObserver {
 	o := &RedisObserver{rdb: rdb, prefix: prefix, queues: append([]string(nil), queues...), rec: rec,
 		created: map[string]bool{}, known: map[string]bool{}, byPattern: map[string]string{}}
-	for _, q := range queues {
-		o.streams = append(o.streams, &streamState{queue: q, key: o.base(q) + "events", lastID: "0"})
-	}
+	o.events = o.eventsReader()
 	return o
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/internal/sleep"
 )
 
@@ -19,94 +18,97 @@ const (
 	streamCount = 1000
 )
 
-// streamState is how far one queue's events stream has been read.
+// streamState is how far one stream has been read.
 type streamState struct {
-	queue, key string
-	lastID     string // last entry read; "0" before any
-	seen       int64  // entries read since the stream was (re)created
-	reported   string // newest deleted id already reported as a gap
-	deleted    atomic.Bool
+	name, key string // name labels its gaps: the queue, or the sink key
+	lastID    string // last entry read; "0" before any
+	seen      int64  // entries read since the stream was (re)created
+	reported  string // newest deleted id already reported as a gap
+	deleted   atomic.Bool
+	marked    bool // the reader's marker group was put on the stream
 }
 
-// streamDeleted is called from the keyspace loop when a queue's events stream
-// key is removed; the stream loop reports it on its next check.
-func (o *RedisObserver) streamDeleted(q string) {
-	for _, st := range o.streams {
-		if st.queue == q {
-			st.deleted.Store(true)
-		}
-	}
+// streamReader follows streams with XREAD BLOCK, never consuming or
+// trimming, and checks them for loss after every read: the BullMQ events
+// streams and the stream sinks share it (package doc).
+type streamReader struct {
+	rdb     *redis.Client
+	streams []*streamState
+	what    string // names the streams in errors: "events streams"
+	// marker, when set, is a consumer group the reader keeps on every
+	// stream as its identity (nothing is ever read through it): a stream
+	// without it was deleted since the last sync. Readers without a
+	// keyspace subscription to tell them of deletions use it.
+	marker string
+	// restarts, when set, watches the server's run_id in every sync.
+	restarts *restartWatch
+	onEntry  func(st *streamState, msg redis.XMessage)
+	onGap    func(st *streamState, detail string)
 }
 
-// streamLoop reads every queue's stream until stopped, then drains it.
-// Each turn blocks in XREAD until entries arrive (or a short timeout), then
-// syncs: reads the rest and checks the streams in one MULTI.
-func (o *RedisObserver) streamLoop(ctx context.Context, stopping <-chan struct{}, done chan<- struct{}) {
-	defer o.wg.Done()
-	defer close(done)
+// loop reads every stream until stopped, then drains them. Each turn
+// blocks in XREAD until entries arrive (or a short timeout), then syncs:
+// reads the rest and checks the streams in one MULTI.
+func (r *streamReader) loop(ctx context.Context, stopping <-chan struct{}) {
 	for ctx.Err() == nil {
 		if closed(stopping) {
-			o.drainStreams(ctx)
+			r.drain(ctx)
 			return
 		}
-		if _, err := o.readStreams(ctx, streamBlock); err != nil {
+		if _, err := r.read(ctx, streamBlock); err != nil {
 			_ = sleep.For(ctx, reconnectBackoff)
 			continue
 		}
-		if _, err := o.syncStreams(ctx); err != nil {
+		if _, err := r.sync(ctx); err != nil {
 			_ = sleep.For(ctx, reconnectBackoff)
 		}
 	}
 }
 
-// drainStreams syncs until every stream is caught up.
-func (o *RedisObserver) drainStreams(ctx context.Context) {
+// drain syncs until every stream is caught up.
+func (r *streamReader) drain(ctx context.Context) {
 	for i := 0; i < 1000; i++ {
-		if caughtUp, err := o.syncStreams(ctx); err != nil || caughtUp {
+		if caughtUp, err := r.sync(ctx); err != nil || caughtUp {
 			return
 		}
 	}
 }
 
-// streamArgs is an XREAD of every stream from the last entry read.
-func (o *RedisObserver) streamArgs(block time.Duration) *redis.XReadArgs {
+// args is an XREAD of every stream from the last entry read.
+func (r *streamReader) args(block time.Duration) *redis.XReadArgs {
 	args := &redis.XReadArgs{Count: streamCount, Block: block}
-	for _, st := range o.streams {
+	for _, st := range r.streams {
 		args.Streams = append(args.Streams, st.key)
 	}
-	for _, st := range o.streams {
+	for _, st := range r.streams {
 		args.Streams = append(args.Streams, st.lastID)
 	}
 	return args
 }
 
-// readStreams waits up to block for new entries and records them.
-func (o *RedisObserver) readStreams(ctx context.Context, block time.Duration) (int, error) {
-	res, err := o.rdb.XRead(ctx, o.streamArgs(block)).Result()
+// read waits up to block for new entries and records them.
+func (r *streamReader) read(ctx context.Context, block time.Duration) (int, error) {
+	res, err := r.rdb.XRead(ctx, r.args(block)).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return 0, fmt.Errorf("read events streams: %w", err)
+		return 0, fmt.Errorf("read %s: %w", r.what, err)
 	}
 	n := 0
-	for _, c := range o.record(res) {
+	for _, c := range r.record(res) {
 		n += c
 	}
 	return n, nil
 }
 
-// record records the entries read and returns how many per stream.
-func (o *RedisObserver) record(res []redis.XStream) map[*streamState]int {
+// record hands the entries read to onEntry and returns how many per stream.
+func (r *streamReader) record(res []redis.XStream) map[*streamState]int {
 	counts := map[*streamState]int{}
 	for _, s := range res {
-		st := o.streamByKey(s.Stream)
+		st := r.byKey(s.Stream)
 		if st == nil {
 			continue
 		}
 		for _, msg := range s.Messages {
-			e := streamEntry(st.queue, msg)
-			o.rec.AddStream(e)
-			if e.Event == "added" && e.JobID != "" {
-				o.fan.publish(Creation{Queue: e.Queue, JobID: e.JobID, Source: SourceStream, At: time.Now().UTC()}, sightID)
-			}
+			r.onEntry(st, msg)
 			st.lastID = msg.ID
 			st.seen++
 		}
@@ -115,44 +117,116 @@ func (o *RedisObserver) record(res []redis.XStream) map[*streamState]int {
 	return counts
 }
 
-// syncStreams reads the entries after the last ones read and XINFO of every
-// stream atomically (MULTI), records the entries, and records a Gap for each
-// loss found (see check). It reports whether every stream was caught up.
-func (o *RedisObserver) syncStreams(ctx context.Context) (bool, error) {
-	before := make([]string, len(o.streams))
-	for i, st := range o.streams {
+// syncCmds are the replies of one sync's MULTI.
+type syncCmds struct {
+	read    *redis.XStreamSliceCmd
+	infos   []*redis.XInfoStreamCmd
+	groups  []*redis.XInfoGroupsCmd // with a marker
+	creates []*redis.StatusCmd      // with a marker
+	server  *redis.StringCmd        // with a restart watch
+}
+
+// sync reads the entries after the last ones read and XINFO of every
+// stream atomically (MULTI), with the marker groups and the server's
+// run_id when the reader keeps them, records the entries, and reports a
+// gap for each loss found (see check). It reports whether every stream was
+// caught up.
+func (r *streamReader) sync(ctx context.Context) (bool, error) {
+	before := make([]string, len(r.streams))
+	for i, st := range r.streams {
 		before[i] = st.lastID
 	}
-	pipe := o.rdb.TxPipeline()
-	read := pipe.XRead(ctx, o.streamArgs(-1))
-	infos := make([]*redis.XInfoStreamCmd, len(o.streams))
-	for i, st := range o.streams {
-		infos[i] = pipe.XInfoStream(ctx, st.key)
-	}
-	_, _ = pipe.Exec(ctx) // errors are per command
-	res, err := read.Result()
+	cmds := r.queueSync(ctx)
+	res, err := cmds.read.Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return false, fmt.Errorf("sync events streams: %w", err)
+		return false, fmt.Errorf("sync %s: %w", r.what, err)
 	}
-	counts := o.record(res)
+	if err := r.checkRestart(ctx, cmds); err != nil {
+		return false, err
+	}
+	counts := r.record(res)
 	caughtUp := true
-	for i, st := range o.streams {
-		info, err := infos[i].Result()
-		missing := err != nil && strings.Contains(err.Error(), "no such key")
+	for i, st := range r.streams {
+		if err := r.checkMarker(st, cmds, i); err != nil {
+			return false, err
+		}
+		info, err := cmds.infos[i].Result()
+		missing := isNoSuchKey(err)
 		if err != nil && !missing {
-			return false, fmt.Errorf("sync events stream %s: %w", st.key, err)
+			return false, fmt.Errorf("sync %s %s: %w", r.what, st.key, err)
 		}
 		complete := counts[st] < streamCount
 		caughtUp = caughtUp && complete
 		if detail := st.check(info, missing, complete, before[i]); detail != "" {
-			o.rec.AddGap(history.Gap{Source: StreamSource(st.queue), At: time.Now().UTC(), Detail: detail})
+			r.onGap(st, detail)
 		}
 	}
 	return caughtUp, nil
 }
 
-func (o *RedisObserver) streamByKey(key string) *streamState {
-	for _, st := range o.streams {
+// queueSync sends one sync's MULTI. Errors are per command.
+func (r *streamReader) queueSync(ctx context.Context) syncCmds {
+	pipe := r.rdb.TxPipeline()
+	cmds := syncCmds{read: pipe.XRead(ctx, r.args(-1))}
+	for _, st := range r.streams {
+		cmds.infos = append(cmds.infos, pipe.XInfoStream(ctx, st.key))
+		if r.marker != "" {
+			// Read the marker, then put it back (a no-op while it is there):
+			// the stream is marked from this sync on, atomically.
+			cmds.groups = append(cmds.groups, pipe.XInfoGroups(ctx, st.key))
+			cmds.creates = append(cmds.creates, pipe.XGroupCreateMkStream(ctx, st.key, r.marker, "$"))
+		}
+	}
+	if r.restarts != nil {
+		cmds.server = pipe.Info(ctx, "server")
+	}
+	_, _ = pipe.Exec(ctx)
+	return cmds
+}
+
+// checkMarker marks st deleted when the marker group it carried is gone.
+func (r *streamReader) checkMarker(st *streamState, cmds syncCmds, i int) error {
+	if r.marker == "" {
+		return nil
+	}
+	groups, err := cmds.groups[i].Result()
+	if err != nil && !isNoSuchKey(err) {
+		return fmt.Errorf("sync %s %s: read the marker group: %w", r.what, st.key, err)
+	}
+	if err := cmds.creates[i].Err(); err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
+		return fmt.Errorf("sync %s %s: put the marker group %s: %w", r.what, st.key, r.marker, err)
+	}
+	present := false
+	for _, g := range groups {
+		present = present || g.Name == r.marker
+	}
+	if st.marked && !present {
+		st.deleted.Store(true)
+	}
+	st.marked = true
+	return nil
+}
+
+// checkRestart reports a restart the server cannot prove lossless as a gap
+// of every stream.
+func (r *streamReader) checkRestart(ctx context.Context, cmds syncCmds) error {
+	if r.restarts == nil {
+		return nil
+	}
+	info, err := cmds.server.Result()
+	if err != nil {
+		return fmt.Errorf("sync %s: INFO server: %w", r.what, err)
+	}
+	if detail := r.restarts.check(ctx, r.rdb, info); detail != "" {
+		for _, st := range r.streams {
+			r.onGap(st, fmt.Sprintf("stream %s: %s", st.key, detail))
+		}
+	}
+	return nil
+}
+
+func (r *streamReader) byKey(key string) *streamState {
+	for _, st := range r.streams {
 		if st.key == key {
 			return st
 		}
@@ -160,26 +234,7 @@ func (o *RedisObserver) streamByKey(key string) *streamState {
 	return nil
 }
 
-func streamEntry(queue string, msg redis.XMessage) history.StreamEntry {
-	e := history.StreamEntry{Queue: queue, ID: msg.ID, At: parseStreamID(msg.ID).time()}
-	for k, v := range msg.Values {
-		s := fmt.Sprint(v)
-		switch k {
-		case "event":
-			e.Event = s
-		case "jobId":
-			e.JobID = s
-		case "name":
-			e.Name = s
-		default:
-			if e.Extra == nil {
-				e.Extra = map[string]string{}
-			}
-			e.Extra[k] = s
-		}
-	}
-	return e
-}
+func isNoSuchKey(err error) bool { return err != nil && strings.Contains(err.Error(), "no such key") }
 
 // check compares a stream's XINFO, taken in the same MULTI as a read of
 // everything after lastBefore, with what was read; it returns why entries
@@ -188,8 +243,9 @@ func (st *streamState) check(info *redis.XInfoStream, missing, complete bool, la
 	deleted := st.deleted.Swap(false)
 	switch {
 	case missing && (st.seen > 0 || deleted):
-		st.seen = 0
-		return fmt.Sprintf("stream %s is gone (deleted, or Redis lost its data) after %s: entries not read before are lost", st.key, st.lastID)
+		last := st.lastID
+		st.lastID, st.seen, st.reported = "0", 0, "" // a stream made anew is read from its start
+		return fmt.Sprintf("stream %s is gone (deleted, or Redis lost its data) after %s: entries not read before are lost", st.key, last)
 	case missing:
 		return ""
 	case deleted:

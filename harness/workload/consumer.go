@@ -95,7 +95,11 @@ type ConsumerStats struct {
 type Consumer struct {
 	cfg  ConsumerConfig
 	rows *rowMover
+	tally
+}
 
+// tally counts what a consumer did, and retries its steps.
+type tally struct {
 	taken, completed, errs atomic.Int64
 	lastErr                atomic.Value // string
 }
@@ -113,9 +117,11 @@ func NewConsumer(cfg ConsumerConfig) (*Consumer, error) {
 }
 
 // Stats returns the counts so far.
-func (c *Consumer) Stats() ConsumerStats {
-	last, _ := c.lastErr.Load().(string)
-	return ConsumerStats{Taken: c.taken.Load(), Completed: c.completed.Load(), Errors: c.errs.Load(), LastError: last}
+func (c *Consumer) Stats() ConsumerStats { return c.stats() }
+
+func (t *tally) stats() ConsumerStats {
+	last, _ := t.lastErr.Load().(string)
+	return ConsumerStats{Taken: t.taken.Load(), Completed: t.completed.Load(), Errors: t.errs.Load(), LastError: last}
 }
 
 // Run processes jobs with cfg.Workers workers until ctx is done, then returns
@@ -225,13 +231,13 @@ func (c *Consumer) complete(ctx context.Context, q, id string) error {
 }
 
 // retry runs f until it succeeds, jobAttempts tries are spent, or ctx ends.
-func (c *Consumer) retry(ctx context.Context, f func() error) error {
+func (t *tally) retry(ctx context.Context, f func() error) error {
 	var err error
 	for i := 0; i < jobAttempts; i++ {
 		if err = f(); err == nil {
 			return nil
 		}
-		c.noteErr(err)
+		t.noteErr(err)
 		if sleep.For(ctx, retryBackoff<<i) != nil {
 			break
 		}
@@ -239,9 +245,9 @@ func (c *Consumer) retry(ctx context.Context, f func() error) error {
 	return err
 }
 
-func (c *Consumer) noteErr(err error) {
-	c.errs.Add(1)
-	c.lastErr.Store(err.Error())
+func (t *tally) noteErr(err error) {
+	t.errs.Add(1)
+	t.lastErr.Store(err.Error())
 }
 
 func nowMillis() string { return strconv.FormatInt(time.Now().UnixMilli(), 10) }

@@ -1,7 +1,8 @@
 // Package workload drives a run from the application's side: a Producer that
 // commits outbox events the way an application would, and a Consumer that
-// takes BullMQ jobs the way a worker would. Both record what they did in the
-// run's history (Events and Takes), and both speak the dispatcher's own schema
+// takes BullMQ jobs the way a worker would (SinkConsumer for a stream or
+// list sink). Both record what they did in the run's history (Events and
+// Takes), and both speak the dispatcher's own schema
 // through a schema.Mapping, so a foreign schema works unchanged.
 //
 // # Producer
@@ -70,4 +71,29 @@
 // checker counts exactly that. Redis and MySQL errors are retried with a short
 // backoff (servers restart during scenarios); a job already taken is finished
 // even when Run's context ends, so it is not left in active.
+//
+// # Sink consumer
+//
+// SinkConsumer is the consumer for a stream or list sink (harness/sink).
+// Each message taken is recorded as a history.Take (Queue: the sink key,
+// JobID: the message id, else the payload's jobId; DataJobID: the payload's
+// jobId), then the jobs row it names (the jobId, else the message id) is
+// moved on as above when the schema has a jobs table and LeaveRows is off,
+// then the message is acknowledged.
+//
+//   - Streams: the consumer group StreamGroup ("outboxchaos"), created on
+//     every stream from "0" with MKSTREAM when Run starts. Each worker reads
+//     the streams in turn with XREADGROUP ">" (one entry, 100 ms wait) as its
+//     own consumer, and XACKs each entry once processed. A group lost with
+//     its stream (NOGROUP) is created again. A re-published message is
+//     delivered, and taken, again.
+//   - Lists: the observer's mover is the list's only reader (two readers
+//     would split the messages), so the consumer takes what the mover put
+//     in the archive, in order, each element once, by its index (an idle
+//     archive is re-read every 50 ms). Nothing is acknowledged: the archive
+//     stays as the mover wrote it. Start the observer before the consumer
+//     (the observer's first Start empties the archive).
+//
+// Idle tells the drain whether the consumer has taken and finished all the
+// sink holds.
 package workload
