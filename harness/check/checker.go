@@ -142,7 +142,7 @@ func Fold(results []Result, exercises []string) (Verdict, string) {
 // why the run does not show it held.
 type Classes struct {
 	Failed, Passed, Idle, Owed, NotApplicable, Undecided, Waived []Result
-	Unexercised                                                 []string
+	Unexercised                                                  []string
 }
 
 // Required counts the results the scenario requires (all but the waived).
