@@ -12,6 +12,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/internal/sleep"
+	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/sink"
 )
@@ -24,7 +25,9 @@ type SinkConsumerConfig struct {
 	// DB may be nil when the schema has no jobs table or with LeaveRows.
 	DB     *sql.DB
 	Schema schema.Mapping
-	Sink   sink.Config
+	// Dialect is the store's SQL (model.MySQL when zero).
+	Dialect model.Dialect
+	Sink    sink.Config
 	// Workers is how many messages are processed at once (default 1).
 	Workers int
 	// LeaveRows keeps the consumer off the jobs table (ConsumerConfig).
@@ -103,7 +106,7 @@ func NewSinkConsumer(cfg SinkConsumerConfig) (*SinkConsumer, error) {
 	}
 	c := &SinkConsumer{cfg: cfg, rows: &rowMover{db: cfg.DB}}
 	if cfg.movesRows() {
-		c.rows = newRowMover(cfg.DB, cfg.Schema)
+		c.rows = newRowMover(cfg.DB, dialectOr(cfg.Dialect), cfg.Schema)
 	}
 	if cfg.Sink.Kind == history.SinkStream {
 		c.from = &streamSource{rdb: cfg.Redis, cfg: cfg.Sink}
