@@ -11,7 +11,19 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/sink"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
+
+// idleAdapter is an adapter whose instances only sleep.
+type idleAdapter struct{}
+
+func (idleAdapter) Name() string                          { return "idle" }
+func (idleAdapter) Prepare(context.Context, string) error { return nil }
+func (idleAdapter) Schema() schema.Mapping                { return schema.Reference() }
+func (idleAdapter) Capabilities() supervisor.Capabilities { return supervisor.Capabilities{} }
+func (idleAdapter) Spec(inst supervisor.Instance) (supervisor.Spec, error) {
+	return supervisor.Spec{Path: "sleep", Args: []string{"120"}, Env: supervisor.HarnessEnviron(inst.Env)}, nil
+}
 
 // listSinkAdapter is the idle adapter with a stream or list sink.
 type listSinkAdapter struct {
