@@ -16,6 +16,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/clockskew"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
+	"github.com/outboxchaos/outboxchaos/harness/sink"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
 
@@ -34,7 +35,7 @@ type Adapter struct {
 	conv         history.Conventions
 	prefix       string
 	queues       []string
-	sink         Sink
+	sink         sink.Config
 	delivery     string
 	producer     *producerCommand // nil: the harness's own producer
 

@@ -48,6 +48,7 @@ type rawSink struct {
 	Queues    []string `yaml:"queues"`
 	MessageID string   `yaml:"message_id"`
 	Payload   string   `yaml:"payload"`
+	Push      string   `yaml:"push"`
 }
 
 // rawProducer is the team's own write path (producer.go).

@@ -8,33 +8,27 @@ import (
 	"strings"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/sink"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
-
-// Sink is where the dispatcher publishes, as the manifest's sink section
-// says: BullMQ (the default), one Redis stream per queue, or one Redis list
-// per queue, and how a message carries its id and payload.
-type Sink struct {
-	Kind string // history.SinkBullMQ, SinkStream or SinkList
-	// MessageID is the stream entry's field, or the list element's JSON key,
-	// holding the message id ("" when messages carry none: they are matched
-	// by the payload's jobId alone).
-	MessageID string
-	// Payload is the field or JSON key holding the payload ("" for a list
-	// element that is the payload, or a stream whose fields are searched).
-	Payload string
-}
 
 var sinkKinds = map[string]string{"": history.SinkBullMQ, "bullmq": history.SinkBullMQ,
 	"redis-stream": history.SinkStream, "redis-list": history.SinkList}
 
-// sinkShape checks the sink's kind and its message fields.
-func (l *loader) sinkShape(r rawSink) Sink {
+// sinkShape checks the sink's kind, its message fields and the end a list
+// is pushed onto (sink.Config; its keys are the queues).
+func (l *loader) sinkShape(r rawSink) sink.Config {
 	kind, ok := sinkKinds[r.Kind]
 	if !ok {
 		l.ps.add("sink.kind", "use bullmq, redis-stream or redis-list", "sink kind %q is not known", r.Kind)
 	}
-	s := Sink{Kind: kind, MessageID: strings.TrimSpace(r.MessageID), Payload: strings.TrimSpace(r.Payload)}
+	s := sink.Config{Kind: kind, MessageID: strings.TrimSpace(r.MessageID), Payload: strings.TrimSpace(r.Payload), Push: r.Push}
+	switch {
+	case r.Push != "" && kind != history.SinkList:
+		l.ps.add("sink.push", "drop push: it says which end of a Redis list the dispatcher pushes onto", "push is for redis-list sinks")
+	case r.Push != "" && r.Push != sink.PushLeft && r.Push != sink.PushRight:
+		l.ps.add("sink.push", "use left (LPUSH, the default) or right (RPUSH)", "push %q is not an end of a list", r.Push)
+	}
 	if kind == history.SinkBullMQ {
 		if s.MessageID != "" || s.Payload != "" {
 			l.ps.add("sink.message_id", "drop message_id and payload: a BullMQ job's id is its jobId and its payload is its data",
@@ -117,8 +111,14 @@ func (a *Adapter) ProducerSpec(contract map[string]string) (spec supervisor.Spec
 // SinkKind is the sink's kind (history.SinkBullMQ, SinkStream, SinkList).
 func (a *Adapter) SinkKind() string { return a.sink.Kind }
 
-// SinkShape is the sink section as checked.
-func (a *Adapter) SinkShape() Sink { return a.sink }
+// SinkConfig is the stream or list sink the manifest describes, its keys
+// the queues (empty when the manifest lets the harness choose them); its
+// Kind is SinkKind's.
+func (a *Adapter) SinkConfig() sink.Config {
+	c := a.sink
+	c.Keys = slices.Clone(a.queues)
+	return c
+}
 
 // Delivery is the delivery promise (history.DeliveryExactlyOnce or
 // DeliveryAtLeastOnce).

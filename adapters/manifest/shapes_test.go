@@ -8,6 +8,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
+	"github.com/outboxchaos/outboxchaos/harness/sink"
 )
 
 func TestLoadReadsEachOutboxShape(t *testing.T) {
@@ -19,7 +20,7 @@ func TestLoadReadsEachOutboxShape(t *testing.T) {
 	require.Equal(t, map[string]string{"kind": "ai.job.enqueue"}, m.Outbox.Constants)
 	require.False(t, m.HasJobs())
 	require.Equal(t, history.SinkStream, a.SinkKind())
-	require.Equal(t, Sink{Kind: history.SinkStream, MessageID: "message_id", Payload: "payload"}, a.SinkShape())
+	require.Equal(t, sink.Config{Kind: history.SinkStream, Keys: []string{"orders"}, MessageID: "message_id", Payload: "payload"}, a.SinkConfig())
 	require.Equal(t, history.DeliveryAtLeastOnce, a.Delivery())
 	caps := model.Caps(m, a.SinkKind(), a.Delivery())
 	require.Equal(t, history.FormPredicate, caps.Form)

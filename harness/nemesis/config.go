@@ -35,7 +35,7 @@ type Config struct {
 	Schema schema.Mapping
 	// Observer signals job creations to the traps; without one, a trap
 	// says so and lands nothing.
-	Observer *observe.RedisObserver
+	Observer CreationSource
 	// Progress counts events in a final state and all events, for
 	// WaitProgress.
 	Progress func(ctx context.Context) (done, total int, err error)
@@ -95,4 +95,11 @@ func (n *Nemesis) Revive(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// CreationSource is what the traps need of an observer: the live signal of
+// every job or message that comes into being (observe.RedisObserver for
+// BullMQ, observe.SinkObserver for a stream or list sink).
+type CreationSource interface {
+	Subscribe(buffer int) *observe.Subscription
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/internal/sleep"
-	"github.com/outboxchaos/outboxchaos/harness/observe"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
@@ -29,8 +28,8 @@ type Nemesis struct {
 	slots    []string
 	slotEnv  map[string]map[string]string
 	caps     supervisor.Capabilities
-	db       *sql.DB                // direct, for the window trap's look-ups
-	obs      *observe.RedisObserver // the traps' creation signal
+	db       *sql.DB        // direct, for the window trap's look-ups
+	obs      CreationSource // the traps' creation signal; nil: none
 	schema   schema.Mapping
 	progress func(ctx context.Context) (done, total int, err error)
 	prefix   string   // the BullMQ key prefix of the run

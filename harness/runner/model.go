@@ -72,6 +72,11 @@ func (r *session) readHistory(ctx context.Context) ([]history.Transition, histor
 	if err != nil {
 		return nil, history.Final{}, fmt.Errorf("final scan: %w", err)
 	}
+	if r.sink != nil {
+		if final.Appends, err = r.sink.finalAppends(ctx); err != nil {
+			return nil, history.Final{}, fmt.Errorf("final sink scan: %w", err)
+		}
+	}
 	final.Outbox = model.DeriveFinal(m, events, trans, final.Outbox)
 	return trans, final, nil
 }

@@ -184,6 +184,9 @@ func (r *session) queuesIdle(ctx context.Context) bool {
 	if !r.o.Scenario.Consumer {
 		return true
 	}
+	if r.sink != nil {
+		return r.sink.idle(ctx)
+	}
 	for _, q := range r.queues {
 		n, err := r.rdb.LLen(ctx, r.prefix+":"+q+":wait").Result()
 		if err != nil || n > 0 {

@@ -200,6 +200,7 @@ type session struct {
 	links     map[string]*faultproxy.Proxy
 	sup       *supervisor.Supervisor
 	obs       *observe.RedisObserver
+	sink      *sinkRun // a stream or list sink's observer; nil for BullMQ
 	obsDone   bool
 	nem       *nemesis.Nemesis
 	stopBg    context.CancelFunc
@@ -215,6 +216,11 @@ func (r *session) setup(ctx context.Context) error {
 	}
 	if len(r.queues) == 0 {
 		r.queues = []string{"ai-default", "ai-bulk"}
+	}
+	if cfg, ok, err := sinkOf(r.o.Adapter, r.queues); err != nil {
+		return err
+	} else if ok {
+		r.queues = cfg.Keys // the stream or list keys are the run's queues
 	}
 	if err := os.MkdirAll(filepath.Join(r.o.Out, "logs"), 0o755); err != nil {
 		return fmt.Errorf("run folder: %w", err)
@@ -332,9 +338,16 @@ func (r *session) startProxy(ctx context.Context) error {
 }
 
 func (r *session) startObservers(ctx context.Context) error {
-	r.obs = observe.NewRedisObserver(r.rdb, r.prefix, r.queues, r.rec)
-	if err := r.obs.Start(ctx); err != nil {
-		return fmt.Errorf("redis observer: %w", err)
+	s, err := startSink(ctx, r.o.Adapter, r.queues, r.rdb, r.rec)
+	if err != nil {
+		return fmt.Errorf("sink observer: %w", err)
+	}
+	r.sink = s
+	if s == nil {
+		r.obs = observe.NewRedisObserver(r.rdb, r.prefix, r.queues, r.rec)
+		if err := r.obs.Start(ctx); err != nil {
+			return fmt.Errorf("redis observer: %w", err)
+		}
 	}
 	r.closers = append(r.closers, r.stopObserver)
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -342,6 +355,15 @@ func (r *session) startObservers(ctx context.Context) error {
 	r.bgDone = make(chan error, 1)
 	if !r.o.Scenario.Consumer {
 		r.bgDone <- nil
+		return nil
+	}
+	if r.sink != nil {
+		c, err := r.sink.newConsumer(r.db, r.o.Adapter.Schema(), 2, r.o.Scenario.ConsumerLeavesRows)
+		if err != nil {
+			cancel()
+			return fmt.Errorf("consumer: %w", err)
+		}
+		go func() { r.bgDone <- c.Run(bg) }()
 		return nil
 	}
 	c, err := workload.NewConsumer(workload.ConsumerConfig{
@@ -374,7 +396,7 @@ func (r *session) startInstances(ctx context.Context) error {
 	nem, err := nemesis.New(nemesis.Config{
 		Supervisor: r.sup, Recorder: r.rec, Slots: slots(r.o.Scenario.Instances), SlotEnv: slotEnv,
 		Links: r.links, Env: r.o.Env, Capabilities: r.o.Adapter.Capabilities(), Seed: r.rng.Int63(),
-		DB: r.db, Schema: r.o.Adapter.Schema(), Observer: r.obs, Progress: r.progress,
+		DB: r.db, Schema: r.o.Adapter.Schema(), Observer: r.creations(), Progress: r.progress,
 		Prefix: r.prefix, Queues: r.queues,
 	})
 	if err != nil {
@@ -451,7 +473,19 @@ func (r *session) stopObserver() error {
 		return nil
 	}
 	r.obsDone = true
+	if r.sink != nil {
+		return r.sink.stop()
+	}
 	return r.obs.Stop()
+}
+
+// creations is the run's creation signal for the traps: the sink's
+// observer, or the BullMQ observer (never a nil pointer in the interface).
+func (r *session) creations() nemesis.CreationSource {
+	if r.sink != nil {
+		return r.sink
+	}
+	return r.obs
 }
 
 // sinkAdapter is an adapter that names its own BullMQ prefix and queues (a

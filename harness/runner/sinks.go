@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/nemesis"
 	"github.com/outboxchaos/outboxchaos/harness/observe"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/sink"
@@ -22,15 +23,9 @@ type sinkConfigAdapter interface {
 	SinkConfig() sink.Config
 }
 
-// creationSource is what the traps need of an observer: the live creation
-// signal (observe.RedisObserver for BullMQ, sinkRun for the other sinks).
-type creationSource interface {
-	Subscribe(buffer int) *observe.Subscription
-}
-
 var (
-	_ creationSource = (*observe.RedisObserver)(nil)
-	_ creationSource = (*sinkRun)(nil)
+	_ nemesis.CreationSource = (*observe.RedisObserver)(nil)
+	_ nemesis.CreationSource = (*sinkRun)(nil)
 )
 
 // sinkOf is the adapter's stream or list sink, its keys the run's queues
