@@ -176,3 +176,15 @@ func validName(what, s string) error {
 }
 
 var errNoFault = errors.New("no fault given (nil)")
+
+// SinkBound is a Redis fault whose meaning depends on where the dispatcher
+// publishes (what a publish is, what a queue's keys are): the nemesis hands
+// it the run's sink kind before adding it.
+type SinkBound interface {
+	OnSink(sink string) Fault
+}
+
+var (
+	_ SinkBound = LostReplyRedisAdd{}
+	_ SinkBound = QueueError{}
+)

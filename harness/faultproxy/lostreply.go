@@ -26,6 +26,9 @@ type lostReply struct {
 	prob    float64
 	fired   int
 	pending map[string]*lostConn
+	// adds are the Redis commands that count as a publish (nil: a
+	// script, a BullMQ-style add); unused on MySQL.
+	adds map[string]bool
 }
 
 // lostConn is one firing: the connection whose reply is being lost.

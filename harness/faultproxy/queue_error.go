@@ -8,6 +8,16 @@ import "errors"
 type QueueError struct {
 	Queue  string // the queue whose writes are refused; required
 	Prefix string // its key prefix; empty means "bull"
+	// Sink is the dispatcher's sink kind (history.Sink*: "" is BullMQ);
+	// for a stream or list sink the queue's key is its name itself, and
+	// Prefix is not used. The nemesis sets it (SinkBound).
+	Sink string
+}
+
+// OnSink is the fault for a dispatcher publishing to sink (SinkBound).
+func (f QueueError) OnSink(sink string) Fault {
+	f.Sink = sink
+	return f
 }
 
 // Kind is "queue-error".
@@ -42,6 +52,9 @@ func (f QueueError) apply(id string, seed int64) applied {
 		prefix = "bull"
 	}
 	q := newQueueError(seed, prefix, f.Queue)
+	if f.Sink != "" {
+		q.exact = []byte(f.Queue)
+	}
 	key := queueErrors.register(q)
 	attrs := map[string]string{"fault": key}
 	// The reply rewriter first (downstream), so that it is on every

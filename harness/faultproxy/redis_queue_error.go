@@ -55,9 +55,12 @@ func (r *refusals) tally() map[string]int {
 // reply in its place (and, inside MULTI, aborts the transaction at EXEC);
 // the rewriter (downstream) turns that reply into the fault's own message.
 type queueError struct {
-	queue  string
-	keys   []byte // "<prefix>:<queue>:", the start of every key of the queue
-	token  string
+	queue string
+	keys  []byte // "<prefix>:<queue>:", the start of every key of the queue
+	token string
+	// exact is the one key of a stream or list sink's queue (nil: keys
+	// under <prefix>:<queue>:).
+	exact  []byte
 	answer []byte // the error reply the client sees
 	refusals
 }
@@ -83,7 +86,7 @@ func (q *queueError) refuses(args [][]byte) bool {
 		return false
 	}
 	for _, k := range writtenKeys(args) {
-		if bytes.HasPrefix(k, q.keys) {
+		if q.exact != nil && bytes.Equal(k, q.exact) || q.exact == nil && bytes.HasPrefix(k, q.keys) {
 			return true
 		}
 	}

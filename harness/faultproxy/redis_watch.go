@@ -101,7 +101,7 @@ func (w *redisWatch) on(ev respEvent) {
 func (w *redisWatch) onName() {
 	switch {
 	case w.txn == txnHold:
-		if isJobAdd(w.cmd) {
+		if w.lr.isAdd(w.cmd) {
 			w.txnTrigger = true
 		}
 	case w.txn == txnPass:
@@ -110,7 +110,7 @@ func (w *redisWatch) onName() {
 	case w.cmd == "MULTI":
 		w.txn = txnPass // never put a marker inside a transaction
 	case !w.holding:
-	case isJobAdd(w.cmd):
+	case w.lr.isAdd(w.cmd):
 		if c := w.lr.fire(true); c != nil {
 			w.conn = c
 			w.emit(redisMarker(c.token))
@@ -189,8 +189,14 @@ func (w *redisWatch) flush() ([]byte, bool) {
 	return w.flushHeld()
 }
 
-// isJobAdd says whether a command runs a script: a BullMQ-style job add.
-func isJobAdd(cmd string) bool { return cmd == "EVALSHA" || cmd == "EVAL" }
+// isAdd says whether a command publishes: the fault's sink commands, or by
+// default a script, a BullMQ-style job add.
+func (l *lostReply) isAdd(cmd string) bool {
+	if l.adds != nil {
+		return l.adds[cmd]
+	}
+	return cmd == "EVALSHA" || cmd == "EVAL"
+}
 
 // redisMarker is the request "ECHO <token>" as a RESP array.
 func redisMarker(token string) []byte {

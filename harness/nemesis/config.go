@@ -41,6 +41,9 @@ type Config struct {
 	Progress func(ctx context.Context) (done, total int, err error)
 	Prefix   string   // the run's BullMQ key prefix
 	Queues   []string // the run's queue allowlist
+	// Sink is where the dispatcher publishes (history.Sink*: "" is
+	// BullMQ); Redis faults that depend on it are bound to it.
+	Sink string
 }
 
 // New returns the nemesis of one run, or what is missing from c.
@@ -56,7 +59,7 @@ func New(c Config) (*Nemesis, error) {
 		sup: c.Supervisor, links: c.Links, env: c.Env, rec: c.Recorder, draws: newDraws(c.Seed),
 		slots: append([]string(nil), c.Slots...), slotEnv: slotEnv, caps: c.Capabilities,
 		db: c.DB, obs: c.Observer, schema: c.Schema, progress: c.Progress,
-		prefix: c.Prefix, queues: append([]string(nil), c.Queues...),
+		prefix: c.Prefix, queues: append([]string(nil), c.Queues...), sink: c.Sink,
 	}, nil
 }
 

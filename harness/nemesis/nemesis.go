@@ -33,6 +33,7 @@ type Nemesis struct {
 	schema   schema.Mapping
 	progress func(ctx context.Context) (done, total int, err error)
 	prefix   string   // the BullMQ key prefix of the run
+	sink     string   // where the dispatcher publishes (history.Sink*)
 	queues   []string // the run's queue allowlist
 }
 
@@ -242,6 +243,9 @@ func (n *Nemesis) Network(ctx context.Context, dep, slot string, f faultproxy.Fa
 	}
 	if f == nil {
 		return fmt.Errorf("network fault on %s: no fault given", dep)
+	}
+	if sb, ok := f.(faultproxy.SinkBound); ok {
+		f = sb.OnSink(n.sink)
 	}
 	params := f.Params()
 	params["for"] = d.String()

@@ -397,7 +397,7 @@ func (r *session) startInstances(ctx context.Context) error {
 		Supervisor: r.sup, Recorder: r.rec, Slots: slots(r.o.Scenario.Instances), SlotEnv: slotEnv,
 		Links: r.links, Env: r.o.Env, Capabilities: r.o.Adapter.Capabilities(), Seed: r.rng.Int63(),
 		DB: r.db, Schema: r.o.Adapter.Schema(), Observer: r.creations(), Progress: r.progress,
-		Prefix: r.prefix, Queues: r.queues,
+		Prefix: r.prefix, Queues: r.queues, Sink: OutboxModel(r.o.Adapter).Sink,
 	})
 	if err != nil {
 		return err
