@@ -119,7 +119,8 @@
 //	  only, when measured: {count, p50_s, p99_s, max_s}, seconds from a dead
 //	  owner's lease end to the write that ended its claim),
 //	  violations []{event_id, job_id, instances, summary (one sentence),
-//	  rule (the contract.md rule and section it rests on, when any),
+//	  rule (the docs/contract.md rule it rests on, with its section, as
+//	  "docs/contract.md §2 step 6: ...", when any),
 //	  steps []{at, source (mysql|redis|consumer|fault|process), text}}
 //	counts
 //	  events         outbox rows the run knows of (produced, or seen by the
