@@ -246,8 +246,8 @@ func TestNodeDispatcherBackoffGrows(t *testing.T) {
 	// I3 may fail, and when it does it is the Node dispatcher's own
 	// behaviour, not noise: an add that reached Redis before the outage cut
 	// its reply counts as not added, and if the rest of the attempts fall in
-	// the outage the event ends failed while its job exists (README, "Test
-	// your own dispatcher"). This test is about I6.
+	// the outage the event ends failed while its job exists (docs/findings.md,
+	// "the foreign examples through the catalog"). This test is about I6.
 	want["I3"] = held(got)["I3"]
 	require.Equal(t, want, held(got), why)
 }
