@@ -1,6 +1,6 @@
 // Package dialects is a corpus of small, correct outbox dispatchers written
 // independently of the reference and of the mutant base (issue 10, "A dialect
-// corpus that proves it"). Each one follows shared/contract.md fully, and
+// corpus that proves it"). Each one follows docs/contract.md fully, and
 // each takes a convention that real dispatchers use and that a harness
 // trained on the reference's own habits could misread. They are plugged in
 // as black boxes: a manifest with `schema: reference`, `pass_contract_env:

@@ -66,7 +66,7 @@ func TestNoBackoffInTheReasonDialect(t *testing.T) {
 	r = Check(I6, run)
 	require.Equal(t, Fail, r.Verdict, r.Reason)
 	require.Contains(t, r.Violations[0].Summary, "After transient failure 1 of event 1")
-	require.Contains(t, r.Violations[0].Summary, "contract section 2 step 5")
+	require.Contains(t, r.Violations[0].Summary, "docs/contract.md §2 step 5")
 
 	// Proven: available_at moved out by 100ms, half the backoff is 250ms.
 	// A declaration that would call it a release does not make it pass.
@@ -196,7 +196,7 @@ func TestNoLockTokenColumn(t *testing.T) {
 	r = Check(I8, noToken(0))
 	require.Equal(t, Fail, r.Verdict, r.Reason)
 	require.Contains(t, r.Violations[0].Summary, "was never taken over")
-	require.Contains(t, r.Violations[0].Summary, "contract section 2 step 7")
+	require.Contains(t, r.Violations[0].Summary, "docs/contract.md §2 step 7")
 }
 
 // I3 is judged when the event becomes published: a consumer that moves the
@@ -216,7 +216,7 @@ func TestPublishedJudgedAtTheMoment(t *testing.T) {
 	r := Check(I3, never)
 	require.Equal(t, Fail, r.Verdict, r.Reason)
 	require.Contains(t, r.Violations[0].Summary, "Event 1 was marked published by d1 at 10:00:00.200 while its job j-1 was still created (it went created -> running only at 10:00:00.300)")
-	require.Contains(t, r.Violations[0].Summary, "contract section 2 step 4")
+	require.Contains(t, r.Violations[0].Summary, "docs/contract.md §2 step 4")
 
 	workerFirst := build(func(b *builder) {
 		b.take("ai-default", "j-1", "w1", 180, false).jobMove("j-1", history.JobRunning, 180).publishOnly(1, 200)
@@ -277,7 +277,7 @@ func TestLongDigitJobIDRuleIsStated(t *testing.T) {
 	require.Equal(t, Fail, r.Verdict)
 	s := r.Violations[0].Summary
 	require.Contains(t, s, "BullMQ job "+id+" was created for poison event 43 (illegal-job-id)")
-	require.Contains(t, s, "contract section 2 step 2: a jobId must not be all digits (of any length) and must not contain ':'")
+	require.Contains(t, s, "docs/contract.md §2 step 2: a jobId must not be all digits (of any length) and must not contain ':'")
 	require.Contains(t, s, "BullMQ's own parseInt check misses a 20-digit id such as this one")
 }
 

@@ -49,9 +49,9 @@ type Violation struct {
 	JobID     string   `json:"job_id,omitempty"`
 	Instances []string `json:"instances,omitempty"`
 	Summary   string   `json:"summary"` // one sentence a person understands
-	// Rule is the rule of contract.md the violation rests on, with its
-	// section ("contract §2 step 2: a job already past created is closed as
-	// published, with no second add"); empty when it rests on the
+	// Rule is the rule of docs/contract.md the violation rests on, with
+	// its section ("docs/contract.md §2 step 2: a job already past created is
+	// closed as published, with no second add"); empty when it rests on the
 	// invariant's definition alone.
 	Rule  string `json:"rule,omitempty"`
 	Steps []Line `json:"steps"` // the transitions and faults that prove it, in time order

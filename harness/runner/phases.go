@@ -15,7 +15,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 )
 
-// contractEnv is the environment of contract.md section 3 for one slot, with
+// contractEnv is the environment of docs/contract.md §3 for one slot, with
 // MySQL and Redis reached through the slot's fault-proxy links, as the
 // slot's own MySQL user when it has one (createSlotUsers).
 func (r *session) contractEnv(slot string) (map[string]string, error) {
