@@ -141,3 +141,13 @@ func TestFindingsDeterministic(t *testing.T) {
 	}
 	require.Equal(t, "1 event: Event 4 was finalized by a zombie.", want[0].Headline, "I5 leads: most specific")
 }
+
+// A violation that rests on a rule of docs/contract.md names it in Rule,
+// the page's and the finding's "rule" line.
+func TestViolationsNameTheirRule(t *testing.T) {
+	r := Check(I4, loadStored(t, "bad-i4-poison-retried"))
+	require.Equal(t, Fail, r.Verdict)
+	require.Equal(t, rulePermanent, r.Violations[0].Rule)
+	require.Contains(t, r.Violations[0].Rule, "docs/contract.md §2 step 6")
+	require.Empty(t, ruleIn("Job j1 was created 2 times in BullMQ queue q."), "a definition alone names no rule")
+}

@@ -57,3 +57,18 @@ func poisonRule(e history.Event) string {
 	}
 	return rulePermanent
 }
+
+// rules are the contract's rules a violation's summary may rest on, most
+// specific first.
+var rules = []string{ruleAlreadyDispatched, ruleStep4, rulePermanent, ruleTransient, ruleRecovery}
+
+// ruleIn is the rule a summary states (Violation.Rule), or "" when it
+// rests on the invariant's definition alone.
+func ruleIn(summary string) string {
+	for _, r := range rules {
+		if strings.Contains(summary, r) {
+			return r
+		}
+	}
+	return ""
+}
