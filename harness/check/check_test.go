@@ -84,7 +84,12 @@ func loadStored(t *testing.T, name string) history.Run {
 	return run
 }
 
-func letter(v Verdict) string { return strings.ToUpper(string(v)[:1]) }
+func letter(v Verdict) string {
+	if v == NotApplicable {
+		return "A" // N is not exercised
+	}
+	return strings.ToUpper(string(v)[:1])
+}
 
 // letters is each result's verdict as one letter, in order.
 func letters(results []Result) string {

@@ -27,7 +27,7 @@ const (
 
 // Result is one invariant's verdict on one run.
 type Result struct {
-	ID         string      `json:"id"`   // I1..I9
+	ID         ID          `json:"id"`   // I1..I10
 	Name       string      `json:"name"` // "no duplicate job"
 	Verdict    Verdict     `json:"verdict"`
 	Reason     string      `json:"reason,omitempty"` // why unknown or not exercised, or a one-line summary

@@ -46,7 +46,7 @@
 //	                 judged on the history (always a list, maybe empty):
 //	  fault, target, needed, planned, landed, met, reason ("2 of 8 planned
 //	  kills fell inside an add->finalize window; 6 needed")
-//	invariants       []check.Result, I1..I9 in order, redacted:
+//	invariants       []check.Result, I1..I9 in order (then I10 when declared), redacted:
 //	  id, name, verdict ("pass" | "fail" | "unknown" | "not-exercised": the
 //	  run gave it nothing to check; fails nothing, claims nothing |
 //	  "not-applicable": the outbox cannot express what it needs), reason
