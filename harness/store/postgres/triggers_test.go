@@ -185,3 +185,44 @@ func waitClock(t *testing.T, tx *sql.Tx, at time.Time) {
 		require.True(t, time.Now().Before(deadline), "the statement clock did not pass %s", at)
 	}
 }
+
+func TestAWriteThatWaitedOnALockIsStampedAfterTheWriteItWaitedFor(t *testing.T) {
+	m := reference(t)
+	db, dbURL := withSchema(t, m.DDL...)
+	ctx := localtest.Context(t)
+	require.NoError(t, postgres.InstallTriggers(ctx, db, m))
+	exec(t, db, `INSERT INTO outbox_events (event_type, aggregate_id, payload) VALUES ('ai.job.enqueue', 'j1', '{"jobId":"j1"}')`)
+	d1, _ := loginRole(t, db, dbURL, "oc_d1")
+	d2, role2 := loginRole(t, db, dbURL, "oc_d2")
+
+	// d1 claims and holds the row; d2's claim starts and waits on the lock;
+	// d1 releases and commits; d2's claim then writes.
+	tx, err := d1.Begin()
+	require.NoError(t, err)
+	exec(t, tx, "UPDATE outbox_events SET status = 'processing', locked_by = 'd1' WHERE id = 1")
+	done := make(chan error, 1)
+	go func() {
+		_, err := d2.ExecContext(ctx, "UPDATE outbox_events SET status = 'processing', locked_by = 'd2' WHERE id = 1 AND status = 'pending'")
+		done <- err
+	}()
+	require.Eventually(t, func() bool {
+		var waiting bool
+		require.NoError(t, db.QueryRow(`SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE usename = $1 AND wait_event_type = 'Lock')`, role2).Scan(&waiting))
+		return waiting
+	}, 10*time.Second, 5*time.Millisecond, "d2's claim waits on d1's lock")
+	exec(t, tx, "UPDATE outbox_events SET status = 'pending', locked_by = NULL WHERE id = 1")
+	require.NoError(t, tx.Commit())
+	require.NoError(t, <-done)
+
+	ts, err := postgres.ReadTransitions(ctx, db, m, 0)
+	require.NoError(t, err)
+	require.Equal(t, []brief{
+		{"outbox", "1", "insert", "", "pending"},
+		{"outbox", "1", "update", "pending", "processing"},
+		{"outbox", "1", "update", "processing", "pending"},
+		{"outbox", "1", "update", "pending", "processing"},
+	}, briefs(ts))
+	release, takeover := ts[2], ts[3]
+	require.Equal(t, "d2", takeover.LockedBy)
+	require.True(t, takeover.At.After(release.At), "the takeover at %s is stamped after the release at %s", takeover.At, release.At)
+}
