@@ -18,7 +18,8 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
 
-func TestMain(m *testing.M) { localtest.Main(m) }
+// TestMain fails the package when a test leaves a goroutine running.
+func TestMain(m *testing.M) { localtest.MainNoLeaks(m) }
 
 // withSchema returns a fresh database holding ddl, and its URL.
 func withSchema(t *testing.T, ddl ...string) (*sql.DB, string) {
