@@ -284,8 +284,9 @@ func privilegeHint(err error) string {
 }
 
 // DropTriggers removes the history's triggers and their functions, those
-// of any earlier install too. oc_history and its rows stay, so the history
-// can still be read.
+// of any earlier install too, so it needs nothing of m (taken to match
+// observe.DropTriggers). oc_history and its rows stay, so the history can
+// still be read.
 func DropTriggers(ctx context.Context, db *sql.DB, m schema.Mapping) error {
 	if err := inTx(ctx, db, dropFunctions()); err != nil {
 		return fmt.Errorf("drop triggers: %w", err)
