@@ -185,7 +185,7 @@ const FutureSlack = 5 * time.Millisecond
 // returnMove decides which return to pending t is, for the hold h it ends
 // (nil when no claim was recorded before it). For moveUnclear it says why.
 func (c moveReader) returnMove(h *hold, t history.Transition) (move, string) {
-	slack := DBSlack + mysqlDelay(c.run, t.At)
+	slack := DBSlack + storeDelay(c.run, t.At)
 	if h != nil && h.Until != nil && !t.At.Before(h.Until.Add(-slack)) {
 		return moveRecovery, ""
 	}
@@ -278,7 +278,7 @@ func (c moveReader) trouble(inst string, from, to time.Time) string {
 			return fmt.Sprintf("%s %s at %s", inst, actionVerb(p.Action), clock(p.At))
 		}
 	}
-	if inst != "" && c.lv.mysqlCutDuring(inst, from, to) {
+	if inst != "" && c.lv.storeCutDuring(inst, from, to) {
 		return inst + " was cut off from MySQL"
 	}
 	return ""

@@ -182,7 +182,7 @@ func scanOutboxRow(rows *sql.Rows, m schema.Mapping) (history.OutboxRow, error) 
 	r.ID, _ = strconv.ParseInt(r.Row, 10, 64)
 	r.Status, r.LastError = status, lastErr.String
 	if m.StatusWords() {
-		r.Status = canonical(m.OutboxStatus, status)
+		r.Status = model.Canonical(m.OutboxStatus, status)
 	}
 	var err error
 	if r.PublishedAt, err = parseDBTime(published); err != nil {
@@ -211,7 +211,7 @@ func ScanJobs(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.JobR
 		var r history.JobRow
 		var status string
 		err := rows.Scan(&r.ID, &r.Queue, &status)
-		r.Status = canonical(m.JobStatus, status)
+		r.Status = model.Canonical(m.JobStatus, status)
 		return r, err
 	})
 }

@@ -54,6 +54,8 @@ func (r *session) openDatabase(ctx context.Context) error {
 	switch st.Name() {
 	case store.NameMySQL:
 		r.dbs = &mysqlDatabase{env: r.o.Env, name: name, log: r.log}
+	case store.NamePostgres:
+		r.dbs = &postgresDatabase{env: r.o.Env, name: name}
 	default:
 		return fmt.Errorf("store %s: the runner cannot open it", st.Name())
 	}

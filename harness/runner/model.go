@@ -10,6 +10,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/observe"
+	"github.com/outboxchaos/outboxchaos/harness/store"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
 
@@ -28,6 +29,9 @@ func OutboxModel(a supervisor.Adapter) history.Model {
 		sink, delivery = ma.SinkKind(), ma.Delivery()
 	}
 	m := model.Caps(a.Schema(), sink, delivery)
+	if st, err := storeOf(a); err == nil && st.Name() != store.NameMySQL {
+		m.Store = st.Name()
+	}
 	if hasProducer(a) && m.Has(history.LackPoison) {
 		// the team's producer writes valid events only
 		m.Lacks = append(m.Lacks, history.LackPoison)

@@ -17,10 +17,14 @@ import (
 	"database/sql"
 	"fmt"
 
+	_ "github.com/go-sql-driver/mysql" // the mysql driver
+	_ "github.com/jackc/pgx/v5/stdlib" // the pgx driver
+
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/observe"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
+	"github.com/outboxchaos/outboxchaos/harness/store/postgres"
 )
 
 // Store is one kind of database.
@@ -48,8 +52,10 @@ func Named(name string) (Store, error) {
 	switch name {
 	case "", NameMySQL:
 		return MySQL, nil
+	case NamePostgres:
+		return Postgres, nil
 	}
-	return nil, fmt.Errorf("store %q: use mysql (MySQL or MariaDB)", name)
+	return nil, fmt.Errorf("store %q: use mysql (MySQL or MariaDB) or postgres", name)
 }
 
 // MySQL is the MySQL and MariaDB store.
@@ -75,4 +81,29 @@ func (mysqlStore) ScanOutbox(ctx context.Context, db *sql.DB, m schema.Mapping) 
 
 func (mysqlStore) ScanJobs(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.JobRow, error) {
 	return observe.ScanJobs(ctx, db, m)
+}
+
+// Postgres is the PostgreSQL store.
+var Postgres Store = postgresStore{}
+
+type postgresStore struct{}
+
+func (postgresStore) Name() string           { return NamePostgres }
+func (postgresStore) Driver() string         { return "pgx" }
+func (postgresStore) Dialect() model.Dialect { return model.Postgres }
+
+func (postgresStore) InstallTriggers(ctx context.Context, db *sql.DB, m schema.Mapping) error {
+	return postgres.InstallTriggers(ctx, db, m)
+}
+
+func (postgresStore) ReadTransitions(ctx context.Context, db *sql.DB, m schema.Mapping, afterSeq int64) ([]history.Transition, error) {
+	return postgres.ReadTransitions(ctx, db, m, afterSeq)
+}
+
+func (postgresStore) ScanOutbox(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.OutboxRow, error) {
+	return postgres.ScanOutboxRows(ctx, db, m)
+}
+
+func (postgresStore) ScanJobs(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.JobRow, error) {
+	return postgres.ScanJobs(ctx, db, m)
 }

@@ -7,21 +7,9 @@ import (
 	"fmt"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
-	"github.com/outboxchaos/outboxchaos/harness/observe"
+	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
-
-// canonical maps a status word through words; "" stays "", an unknown word is
-// marked with observe.UnmappedPrefix, as on MySQL.
-func canonical(words map[string]string, word string) string {
-	if word == "" {
-		return ""
-	}
-	if c, ok := words[word]; ok {
-		return c
-	}
-	return observe.UnmappedPrefix + word
-}
 
 // ReadTransitions returns the recorded transitions with seq > afterSeq, in
 // seq order, as the triggers recorded them and as observe.ReadTransitions
@@ -53,9 +41,9 @@ func scanTransition(rows *sql.Rows, m schema.Mapping) (history.Transition, error
 	t.OldStatus, t.NewStatus = oldSt.String, newSt.String
 	switch {
 	case t.Table == history.TableJobs:
-		t.OldStatus, t.NewStatus = canonical(m.JobStatus, oldSt.String), canonical(m.JobStatus, newSt.String)
+		t.OldStatus, t.NewStatus = model.Canonical(m.JobStatus, oldSt.String), model.Canonical(m.JobStatus, newSt.String)
 	case t.Table == history.TableOutbox && m.StatusWords():
-		t.OldStatus, t.NewStatus = canonical(m.OutboxStatus, oldSt.String), canonical(m.OutboxStatus, newSt.String)
+		t.OldStatus, t.NewStatus = model.Canonical(m.OutboxStatus, oldSt.String), model.Canonical(m.OutboxStatus, newSt.String)
 	}
 	if image.Valid {
 		t.Image = json.RawMessage(image.String)
