@@ -78,6 +78,11 @@ func needNode(t *testing.T, d string) {
 	}
 }
 
+// shapedDialects are the dialects of issue 22 whose outbox has a shape of
+// its own (not schema: reference), each tested by its own file
+// (<name>_test.go), with how many planted bugs it has.
+var shapedDialects = map[string]int{timestamps: len(timestampsPlants)}
+
 // allDialects are the Go and then the Node.js dialects.
 func allDialects() []string { return append(append([]string{}, goDialects...), nodeDialects...) }
 
@@ -142,8 +147,15 @@ func load(t *testing.T, path string) *manifest.Adapter {
 func TestManifestsLoadAsBlackBoxes(t *testing.T) {
 	paths, err := filepath.Glob("*/manifest*.yaml")
 	require.NoError(t, err)
-	require.Len(t, paths, len(goDialects)+len(nodeDialects)+len(plants)+len(clockPlants))
+	shaped := 0
+	for _, bugs := range shapedDialects {
+		shaped += 1 + bugs
+	}
+	require.Len(t, paths, len(goDialects)+len(nodeDialects)+len(plants)+len(clockPlants)+shaped)
 	for _, p := range paths {
+		if _, ok := shapedDialects[filepath.Dir(p)]; ok {
+			continue // its own test file checks its shape
+		}
 		a := load(t, p)
 		require.Equal(t, schema.Reference(), a.Schema(), p)
 		c := a.Capabilities()

@@ -46,6 +46,10 @@
 //	                                   ttl: OUTBOX_DEDUPE_TTL, 168h}) keeps a re-add a   opts.deduplication; a turned-away add
 //	                                   no-op after the consumer removed the job;         writes "deduplicated", not "added"
 //	                                   releases write 'released: ...'
+//	go-timestamps             Go       no status column (issue 22): processed_at,        XADD <topic> * outbox_id <uuid> data <payload>,
+//	                                   abandoned_at, locked_until (the lease, and the    one pipeline per batch; at-least-once: a
+//	                                   next try after a failure), started/finished       re-publish carries the row's uuid again
+//	                                   attempts; claim fenced by started_attempts
 //
 // # Planted bugs
 //
@@ -74,6 +78,10 @@
 //	node-attempts-at-failure  recovery-overwrites-finalized  recovery-overwrites-finalized  I5  zombie
 //	node-dedupe               short-dedupe-ttl               (issue 13: dedupe ttl shorter  I1  dedupe-horizon
 //	                                                         than the crash window)
+//	go-timestamps             recovery-ignores-processed     (issue 22: the claim forgets   I5  baseline
+//	                                                         processed_at IS NULL)
+//	go-timestamps             new-id-on-republish            (issue 22: a re-publish mints  I1  crash-window
+//	                                                         a fresh message id)
 //
 // (*) with the consumer leaving the jobs rows created, as crash-window does:
 // otherwise a retry after the lost reply often finds its job already run,
@@ -114,7 +122,8 @@
 // nothing to check. It then runs every
 // planted bug in its scenario and requires its invariant not to pass: a
 // fail, or unknown when the fault that exposes it did not land. Both are
-// skipped with -short.
+// skipped with -short. go-timestamps, whose manifest describes its own shape,
+// has its own go-timestamps_test.go (its subset requires a pass verdict).
 //
 // # What the dialects found in the harness
 //
