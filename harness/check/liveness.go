@@ -92,6 +92,24 @@ func (lv liveness) storeCut(inst string, t time.Time) bool {
 	return false
 }
 
+// instanceOf is the instance of slot that was started last by t (widened
+// by ClockSlack: a write on the database clock, starts on the harness's);
+// "" when none was.
+func (lv liveness) instanceOf(slot string, t time.Time) string {
+	best, at := "", time.Time{}
+	for inst, ps := range lv.procs {
+		if slotOf(inst) != slot {
+			continue
+		}
+		for _, p := range ps {
+			if p.Action == "start" && !p.At.After(t.Add(ClockSlack)) && p.At.After(at) {
+				best, at = inst, p.At
+			}
+		}
+	}
+	return best
+}
+
 // able tells whether inst could claim work at t: running, and not cut off
 // from the store.
 func (lv liveness) able(inst string, t time.Time) bool {

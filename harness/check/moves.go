@@ -162,7 +162,7 @@ func (c moveReader) readMoves(event int64, ts []history.Transition) eventMoves {
 		switch m {
 		case moveClaim, moveTakeover:
 			closeCur(t, m)
-			out.holds = append(out.holds, hold{Event: event, Token: t.LockToken, Owner: t.LockedBy, Writer: slotWriter(t),
+			out.holds = append(out.holds, hold{Event: event, Token: t.LockToken, Owner: c.owner(t), Writer: slotWriter(t),
 				Start: t.At, Attempts: t.Attempts, Until: t.LockedUntil, Claim: t})
 			cur = len(out.holds) - 1
 		case moveExtend:
@@ -174,6 +174,19 @@ func (c moveReader) readMoves(event int64, ts []history.Transition) eventMoves {
 		}
 	}
 	return out
+}
+
+// owner is who holds the claim t writes: its locked_by or, for an outbox
+// without an owner column, the instance of the slot that wrote it, running
+// then (a dispatcher claims for itself).
+func (c moveReader) owner(t history.Transition) string {
+	if t.LockedBy != "" {
+		return t.LockedBy
+	}
+	if slot := slotWriter(t); slot != "" {
+		return c.lv.instanceOf(slot, t.At)
+	}
+	return ""
 }
 
 // FutureSlack is how far past the write's own time available_at must lie to

@@ -310,3 +310,25 @@ func TestMovesHaveNames(t *testing.T) {
 	require.Equal(t, "recovery", moveRecovery.String())
 	require.Equal(t, "move(99)", move(99).String())
 }
+
+// An outbox without an owner column: a claim's owner is the instance of the
+// slot that wrote it, running then (a restart's instance after a restart).
+func TestClaimOwnerComesFromTheWriterWithoutLockedBy(t *testing.T) {
+	run := history.Run{Processes: []history.ProcessEvent{
+		{Instance: "d1", Action: "start", At: ms(0)}, {Instance: "d1", Action: "kill", At: ms(500)},
+		{Instance: "d1r1", Action: "start", At: ms(600)}, {Instance: "d2", Action: "start", At: ms(0)},
+	}}
+	until := ms(5000)
+	claim := func(at int, writer string) history.Transition {
+		return history.Transition{Table: history.TableOutbox, Key: "1", Op: "update", At: ms(at), OldStatus: "pending",
+			NewStatus: "processing", Writer: writer, LockedUntil: &until}
+	}
+	c := moveReader{run: run, lv: newLiveness(run)}
+	require.Equal(t, "d1", c.owner(claim(100, "d1")))
+	require.Equal(t, "d1r1", c.owner(claim(700, "d1")))
+	require.Equal(t, "d2", c.owner(claim(700, "d2")))
+	require.Empty(t, c.owner(claim(700, "")), "no writer recorded: nobody can be named")
+	withOwner := claim(700, "d1")
+	withOwner.LockedBy = "worker-7"
+	require.Equal(t, "worker-7", c.owner(withOwner), "locked_by, when the outbox has it, is the owner")
+}
