@@ -49,7 +49,9 @@
 // keeps the relay from probing every short-lived hole, and covers the
 // instant inside an INSERT between the offset being handed out and the row
 // being written. A rolled-back offset (a hole that never fills) is passed a
-// lag after it was seen. Reading only rows older than a safety lag, or
+// lag after it was seen; the probe reads a whole hole at once, so rolled-back
+// offsets in one hole with a held one wait for it (passing them alone would
+// publish nothing more). Reading only rows older than a safety lag, or
 // passing a hole once it outlived one, would be wrong for any transaction
 // longer than the lag.
 //
