@@ -140,3 +140,39 @@ func TestTrustsIDPlantSkipsTheHeldOffset(t *testing.T) {
 	require.Equal(t, int64(2), g.turn())
 	require.Equal(t, []string{"m-2"}, g.jobs("m-1", "m-2"), "m-1 is behind the offset for good")
 }
+
+// TestAPausedTurnLosesTheGroupRow: on MariaDB a turn whose owner sends
+// nothing for longer than the idle bound loses its transaction, so another
+// instance takes the group's row, and the owner's late offset write fails.
+func TestAPausedTurnLosesTheGroupRow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a private MariaDB and Redis: not in -short")
+	}
+	g := newLogRig(t, "")
+	ctx := context.Background()
+	owner, err := g.db.BeginTx(ctx, readCommitted)
+	require.NoError(t, err)
+	defer func() { _ = owner.Rollback() }()
+	require.NoError(t, g.r.boundIdle(ctx, owner))
+	require.True(t, *g.r.mariadb, "the private server is MariaDB")
+	acked, err := g.r.lockGroup(ctx, owner)
+	require.NoError(t, err)
+
+	// The owner is now idle inside its turn. Poll until another session
+	// gets the row, within the bound and some slack.
+	deadline := time.Now().Add(time.Duration(int(g.r.c.publishTimeout.Seconds())+3)*time.Second + 5*time.Second)
+	for {
+		other, err := g.db.BeginTx(ctx, readCommitted)
+		require.NoError(t, err)
+		var n int64
+		err = other.QueryRowContext(ctx, "SELECT offset_acked FROM outbox_offsets WHERE consumer_group = 'g' FOR UPDATE NOWAIT").Scan(&n)
+		_ = other.Rollback()
+		if err == nil {
+			break
+		}
+		require.True(t, isLockWait(err), "%v", err)
+		require.True(t, time.Now().Before(deadline), "the idle owner still holds the group's row")
+		time.Sleep(100 * time.Millisecond)
+	}
+	require.Error(t, g.r.ack(ctx, owner, acked, acked+1), "the owner's transaction is gone")
+}
