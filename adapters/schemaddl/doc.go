@@ -1,7 +1,7 @@
 // Package schemaddl reads the SQL that creates a dispatcher's tables: it
 // splits a file into statements and learns, from each CREATE TABLE, the
-// columns with their base types, AUTO_INCREMENT, DEFAULT, ENUM or SET
-// values and CHECK constraints, the primary key and the tables its foreign
+// columns with their base types, AUTO_INCREMENT, NOT NULL, DEFAULT, ENUM or
+// SET values and CHECK constraints, the primary key and the tables its foreign
 // keys reference.
 //
 // Two packages use it: adapters/manifest checks a manifest's schema mapping

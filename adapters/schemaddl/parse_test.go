@@ -37,7 +37,7 @@ func TestParseTables(t *testing.T) {
 	ev := tables["ev ents"]
 	require.Equal(t, "Ev ents", ev.Name)
 	require.Equal(t, map[string]Column{
-		"id":     {Name: "id", Type: "bigint", AutoIncrement: true},
+		"id":     {Name: "id", Type: "bigint", AutoIncrement: true, NotNull: true},
 		"key":    {Name: "key", Type: "varchar", TypeArgs: "10"},
 		"amount": {Name: "amount", Type: "decimal", TypeArgs: "10, 2"},
 		"at":     {Name: "at", Type: "datetime", TypeArgs: "6"},
@@ -74,12 +74,13 @@ func TestParseTablesReadsAttributes(t *testing.T) {
 	})
 	require.NoError(t, err)
 	m := tables["m"]
-	require.Equal(t, Column{Name: "id", Type: "bigint", TypeArgs: "20", AutoIncrement: true}, m.Columns["id"],
+	require.Equal(t, Column{Name: "id", Type: "bigint", TypeArgs: "20", AutoIncrement: true, NotNull: true}, m.Columns["id"],
 		"a COMMENT's text is no attribute")
 	require.Equal(t, Column{Name: "status", Type: "enum", TypeArgs: "'new','it''s','sent'",
-		Values: []string{"new", "it's", "sent"}, Default: "new", DefaultString: true}, m.Columns["status"])
+		Values: []string{"new", "it's", "sent"}, Default: "new", DefaultString: true, NotNull: true}, m.Columns["status"])
 	require.Equal(t, []string{"json_valid(`body`)"}, m.Columns["body"].Checks)
-	require.Equal(t, Column{Name: "at", Type: "datetime", TypeArgs: "6", Default: "current_timestamp(6)"}, m.Columns["at"])
+	require.Equal(t, Column{Name: "at", Type: "datetime", TypeArgs: "6", Default: "current_timestamp(6)", NotNull: true}, m.Columns["at"])
+	require.False(t, m.Columns["job"].NotNull)
 	require.Equal(t, []string{"jobs", "other"}, m.References)
 	require.Equal(t, []string{"id", "at"}, m.PrimaryKey)
 }
@@ -128,7 +129,7 @@ CREATE TABLE "Relay" (
 	require.Equal(t, Column{Name: "seq", Type: "integer", AutoIncrement: true}, r.Columns["seq"])
 	require.True(t, r.Columns["n"].AutoIncrement)
 	require.Equal(t, Column{Name: "twice", Type: "bigint"}, r.Columns["twice"], "a generated column is no identity")
-	require.Equal(t, Column{Name: "state", Type: "outbox_state", Values: []string{"new", "sent", "dead"}, Default: "new", DefaultString: true}, r.Columns["state"])
+	require.Equal(t, Column{Name: "state", Type: "outbox_state", Values: []string{"new", "sent", "dead"}, Default: "new", DefaultString: true, NotNull: true}, r.Columns["state"])
 	require.Equal(t, "timestamp", r.Columns["sent_at"].Type)
 	require.Equal(t, "timestamp", r.Columns["done_at"].Type)
 	require.Equal(t, Column{Name: "note", Type: "varchar", TypeArgs: "40"}, r.Columns["note"])

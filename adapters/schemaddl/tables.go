@@ -28,6 +28,7 @@ type Column struct {
 	// ("current_timestamp(6)"); "" when there is none.
 	Default       string
 	DefaultString bool     // the default is a string literal
+	NotNull       bool     // declared NOT NULL
 	Checks        []string // the column's own CHECK expressions
 }
 
@@ -164,6 +165,9 @@ func parseColumn(toks []string) (Column, bool) {
 		switch {
 		case isWord(rest[i], "auto_increment"):
 			c.AutoIncrement = true
+		case isWord(rest[i], "not") && i+1 < len(rest) && isWord(rest[i+1], "null"):
+			c.NotNull = true
+			i++
 		case isWord(rest[i], "generated"):
 			var identity bool
 			i, identity = skipGenerated(rest, i)
