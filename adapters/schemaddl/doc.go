@@ -1,7 +1,7 @@
 // Package schemaddl reads the SQL that creates a dispatcher's tables: it
 // splits a file into statements and learns, from each CREATE TABLE, the
-// columns with their base types, AUTO_INCREMENT, DEFAULT, ENUM or SET
-// values and CHECK constraints, the primary key and the tables its foreign
+// columns with their base types, AUTO_INCREMENT, NOT NULL, DEFAULT, ENUM or
+// SET values and CHECK constraints, the primary key and the tables its foreign
 // keys reference.
 //
 // Two packages use it: adapters/manifest checks a manifest's schema mapping
@@ -21,8 +21,19 @@
 // is never taken for a default. Other statements (INSERT, ALTER, SET) are
 // ignored.
 //
+// PostgreSQL's spellings are read too, as its catalog or a team's file
+// writes them: a "quoted" identifier; CHARACTER VARYING reads as VARCHAR,
+// TIMESTAMPTZ as TIMESTAMP, INT8, INT4 and INT2 as BIGINT, INTEGER and
+// SMALLINT; SERIAL, BIGSERIAL and SMALLSERIAL read
+// as INTEGER, BIGINT and SMALLINT with AUTO_INCREMENT, as does a column
+// GENERATED ... AS IDENTITY; a column whose type a CREATE TYPE name AS ENUM
+// (...) statement of the same file creates has that type's labels as its
+// values (its Type stays the type's name).
+//
 // Words reads the status words a column allows: the values of an ENUM or
-// SET type, and the string literals of a CHECK constraint that compares the
-// column with IN (...) or =. Both are closed vocabularies: a row cannot hold
-// another word.
+// SET type (or a PostgreSQL ENUM type), and the literals of a CHECK
+// constraint that compares the column with IN (...) or =, or with
+// PostgreSQL's = ANY (ARRAY[...]): its strings, or the integers of a list
+// without strings (integer status codes). Both are closed vocabularies: a
+// row cannot hold another word.
 package schemaddl

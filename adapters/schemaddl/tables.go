@@ -28,10 +28,11 @@ type Column struct {
 	// ("current_timestamp(6)"); "" when there is none.
 	Default       string
 	DefaultString bool     // the default is a string literal
+	NotNull       bool     // declared NOT NULL
 	Checks        []string // the column's own CHECK expressions
 }
 
-const sqlIdent = "(?:`[^`]+`|[\\w$]+)"
+const sqlIdent = "(?:`[^`]+`|\"[^\"]+\"|[\\w$]+)"
 
 var createTable = regexp.MustCompile(`(?is)^CREATE\s+(?:OR\s+REPLACE\s+)?(?:TEMPORARY\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(?:` + sqlIdent + `\s*\.\s*)?(` + sqlIdent + `)\s*\(`)
 
@@ -41,11 +42,16 @@ var constraintWords = map[string]bool{
 	"foreign": true, "fulltext": true, "spatial": true, "check": true, "period": true,
 }
 
-// ParseTables reads the CREATE TABLE statements among stmts; other
+// ParseTables reads the CREATE TABLE statements among stmts, and the
+// PostgreSQL CREATE TYPE ... AS ENUM statements their columns use; other
 // statements are ignored. Table names lose any schema qualifier; the map is
 // keyed by the lower-cased name.
 func ParseTables(stmts []string) (map[string]Table, error) {
 	out := map[string]Table{}
+	enums, err := enumTypes(stmts)
+	if err != nil {
+		return nil, err
+	}
 	for _, s := range stmts {
 		m := createTable.FindStringSubmatchIndex(s)
 		if m == nil {
@@ -65,6 +71,7 @@ func ParseTables(stmts []string) (map[string]Table, error) {
 		if len(t.Columns) == 0 {
 			return nil, fmt.Errorf("CREATE TABLE %s: no columns found", name)
 		}
+		t.resolveEnums(enums)
 		out[strings.ToLower(name)] = t
 	}
 	return out, nil
@@ -117,7 +124,18 @@ func (t *Table) addConstraint(toks []string) {
 	}
 }
 
-var typeWord = regexp.MustCompile(`(?i)^[a-z]+$`)
+// typeWord is a type name: MySQL's are letters, PostgreSQL's may have
+// digits and '_' (int8, a CREATE TYPE's name).
+var typeWord = regexp.MustCompile(`(?i)^[a-z_][a-z0-9_]*$`)
+
+// typeAliases are PostgreSQL's short names of types read by their base
+// name (TIMESTAMPTZ is TIMESTAMP WITH TIME ZONE, whose base is TIMESTAMP).
+var typeAliases = map[string]string{"timestamptz": "timestamp", "int8": "bigint", "int4": "integer", "int2": "smallint"}
+
+// serialTypes are PostgreSQL's integer types with a sequence default: each
+// reads as its integer type with AUTO_INCREMENT.
+var serialTypes = map[string]string{"smallserial": "smallint", "serial": "integer", "bigserial": "bigint",
+	"serial2": "smallint", "serial4": "integer", "serial8": "bigint"}
 
 // parseColumn reads "name type[(args)] attributes..."; ok is false when the
 // second token is not a type name.
@@ -127,6 +145,15 @@ func parseColumn(toks []string) (Column, bool) {
 	}
 	c := Column{Name: unquoteIdent(toks[0]), Type: strings.ToLower(toks[1])}
 	rest := toks[2:]
+	if (c.Type == "character" || c.Type == "char") && len(rest) > 0 && isWord(rest[0], "varying") {
+		c.Type, rest = "varchar", rest[1:]
+	}
+	if base, ok := typeAliases[c.Type]; ok {
+		c.Type = base
+	}
+	if base, ok := serialTypes[c.Type]; ok {
+		c.Type, c.AutoIncrement = base, true
+	}
 	if len(rest) > 0 && isGroup(rest[0]) {
 		c.TypeArgs = groupText(rest[0])
 		if c.Type == "enum" || c.Type == "set" {
@@ -138,6 +165,13 @@ func parseColumn(toks []string) (Column, bool) {
 		switch {
 		case isWord(rest[i], "auto_increment"):
 			c.AutoIncrement = true
+		case isWord(rest[i], "not") && i+1 < len(rest) && isWord(rest[i+1], "null"):
+			c.NotNull = true
+			i++
+		case isWord(rest[i], "generated"):
+			var identity bool
+			i, identity = skipGenerated(rest, i)
+			c.AutoIncrement = c.AutoIncrement || identity
 		case isWord(rest[i], "default") && i+1 < len(rest):
 			c.Default, c.DefaultString = defaultValue(rest[i+1:])
 			i++
@@ -149,6 +183,25 @@ func parseColumn(toks []string) (Column, bool) {
 		}
 	}
 	return c, true
+}
+
+// skipGenerated reads GENERATED {ALWAYS | BY DEFAULT} AS IDENTITY [(...)]
+// (PostgreSQL's AUTO_INCREMENT) or GENERATED ALWAYS AS (expr) [STORED]
+// starting at i, so that its DEFAULT is not taken for a default; it
+// returns the index of its last token and whether it is an identity.
+func skipGenerated(toks []string, i int) (int, bool) {
+	for j := i + 1; j < len(toks) && j <= i+4; j++ {
+		switch {
+		case isWord(toks[j], "identity"):
+			if j+1 < len(toks) && isGroup(toks[j+1]) {
+				j++ // the sequence's options
+			}
+			return j, true
+		case isGroup(toks[j]):
+			return j, false // a generated column's expression
+		}
+	}
+	return i, false
 }
 
 // defaultValue reads the token after DEFAULT (and a call's arguments).

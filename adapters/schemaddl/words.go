@@ -20,8 +20,11 @@ func (t Table) Words(column string) Vocabulary {
 	if !ok {
 		return Vocabulary{}
 	}
-	if len(c.Values) > 0 {
+	switch {
+	case len(c.Values) > 0 && (c.Type == "enum" || c.Type == "set"):
 		return Vocabulary{Words: unique(c.Values), From: strings.ToUpper(c.Type) + "(" + c.TypeArgs + ")"}
+	case len(c.Values) > 0:
+		return Vocabulary{Words: unique(c.Values), From: "the ENUM type " + c.Type}
 	}
 	for _, expr := range append(append([]string(nil), c.Checks...), t.Checks...) {
 		if w := checkWords(expr, c.Name); len(w) > 0 {
@@ -31,15 +34,20 @@ func (t Table) Words(column string) Vocabulary {
 	return Vocabulary{}
 }
 
-// checkWords finds "column IN (...)" and "column = '...'" in a CHECK
-// expression and returns their string literals.
+// checkWords finds "column IN (...)", "column = '...'" and PostgreSQL's
+// spelling of an IN list, "(column)::text = ANY (ARRAY['a'::text, ...])",
+// in a CHECK expression and returns their string literals, or the integers
+// of a list that has no string (integer status codes).
 func checkWords(expr, column string) []string {
 	id := "(?:`" + regexp.QuoteMeta(column) + "`|\"" + regexp.QuoteMeta(column) + "\"|\\b" + regexp.QuoteMeta(column) + "\\b)"
 	in := regexp.MustCompile(`(?i)` + id + `\s+IN\s*\(([^()]*)\)`)
+	anyArray := regexp.MustCompile(`(?i)` + id + `\)?(?:::[a-z][a-z ]*?)?\s*=\s*ANY\s*\(\s*\(?\s*ARRAY\s*\[([^\]]*)\]`)
 	eq := regexp.MustCompile(`(?i)` + id + `\s*=\s*('(?:[^'\\]|\\.|'')*')`)
 	var out []string
-	for _, m := range in.FindAllStringSubmatch(expr, -1) {
-		out = append(out, stringLiterals(m[1])...)
+	for _, re := range []*regexp.Regexp{in, anyArray} {
+		for _, m := range re.FindAllStringSubmatch(expr, -1) {
+			out = append(out, listWords(m[1])...)
+		}
 	}
 	for _, m := range eq.FindAllStringSubmatch(expr, -1) {
 		out = append(out, unquoteString(m[1]))
@@ -55,6 +63,21 @@ func unique(list []string) []string {
 			seen[w] = true
 			out = append(out, w)
 		}
+	}
+	return out
+}
+
+var integerLiteral = regexp.MustCompile(`(?:^|[\s,(])(-?\d+)\b`)
+
+// listWords reads the items of an IN list or an ARRAY: its string
+// literals, else its integers.
+func listWords(list string) []string {
+	if words := stringLiterals(list); len(words) > 0 {
+		return words
+	}
+	var out []string
+	for _, m := range integerLiteral.FindAllStringSubmatch(list, -1) {
+		out = append(out, m[1])
 	}
 	return out
 }

@@ -88,7 +88,7 @@ func TestInitHelpPrintsItsFlags(t *testing.T) {
 	c := exec.Command(buildCLI(t), "init", "--help")
 	c.Stdout, c.Stderr = &stdout, &stderr
 	require.NoError(t, c.Run(), stderr.String())
-	for _, w := range []string{"usage: outboxchaos init", "--dsn DSN", "--ddl FILE", "--out FILE", "--force", "--start COMMAND", "--outbox-table TABLE", "--jobs-table TABLE", "--name NAME"} {
+	for _, w := range []string{"usage: outboxchaos init", "--dsn DSN", "--ddl FILE", "--out FILE", "--force", "--start COMMAND", "--build COMMAND", "--outbox-table TABLE", "--jobs-table TABLE", "--name NAME"} {
 		require.Contains(t, stdout.String(), w)
 	}
 }

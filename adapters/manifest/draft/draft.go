@@ -13,15 +13,23 @@ import (
 // init` fills them from its flags of the same names, which the errors
 // name.
 type Options struct {
-	DSN string // the dev database to read, read only (--dsn)
+	// DSN is the dev database to read, read only (--dsn): a PostgreSQL URL
+	// (postgres://...) or key=value string (dbname=...), else a
+	// go-sql-driver/mysql DSN.
+	DSN string
 	DDL string // a SQL file of CREATE TABLE statements (--ddl)
 	// Out is the manifest to write (.yaml or .yml); with DSN and no DDL,
 	// the tables' CREATE TABLE statements go beside it (SchemaPath).
-	Out         string
-	Start       string // the command that starts one instance; "" for a placeholder (--start)
+	Out string
+	// Start is the command line that starts one instance, its arguments
+	// after the command ("node main.js"); "" for a placeholder (--start).
+	Start string
+	// Build is the command line that builds the dispatcher once per run
+	// ("go build -o ${WORK_DIR}/bin/d ./cmd/d"); "" for none (--build).
+	Build       string
 	Name        string // the dispatcher's name; "" to derive it from the outbox table (--name)
 	OutboxTable string // the outbox table; "" to guess (--outbox-table)
-	JobsTable   string // the jobs table; "" to guess (--jobs-table)
+	JobsTable   string // the jobs table; "" to guess, NoJobs for none (--jobs-table)
 	Force       bool   // overwrite Out (and its schema file) if they exist (--force)
 }
 
@@ -29,7 +37,7 @@ type Options struct {
 type Result struct {
 	Source       string   // where the tables came from: "DDL file x.sql", "database d on h:p"
 	Tables       int      // how many tables were read
-	Outbox, Jobs string   // the tables chosen
+	Outbox, Jobs string   // the tables chosen; Jobs is "" for an outbox alone
 	Wrote        []string // the files written, in order (the schema file first, when any)
 	// Attention lists the draft's values that need the user: columns not
 	// found, status words that are placeholders, words left unmapped.
@@ -53,16 +61,28 @@ func (o Options) validate() error {
 	case !strings.HasSuffix(o.Out, ".yaml") && !strings.HasSuffix(o.Out, ".yml"):
 		return fmt.Errorf("--out %q: a manifest's name ends in .yaml or .yml (fix: e.g. --out outboxchaos.yaml)", o.Out)
 	}
-	return nil
+	_, _, err := o.commands()
+	return err
 }
 
-// Write reads the tables (o.DDL, else o.DSN), chooses the outbox and jobs
-// tables, proposes the column mapping and the status maps, and writes the
-// draft to o.Out, each value with the reason for it as a comment, and,
-// when the tables came from the database, their CREATE TABLE statements
-// to SchemaPath(o.Out). It never writes to the database, and without
-// o.Force it never replaces a file. The draft is not validated here: load
-// it as any manifest (adapters.Open) to see what still needs fixing.
+// commands splits Start and Build into command lines.
+func (o Options) commands() (start, build commandLine, err error) {
+	if start, err = splitCommand("--start", o.Start); err != nil {
+		return start, build, err
+	}
+	build, err = splitCommand("--build", o.Build)
+	return start, build, err
+}
+
+// Write reads the tables (o.DDL, else o.DSN), chooses the outbox table and
+// the jobs table linked to it if any, proposes the column mapping, where a
+// message is (a status map, or states), the sink, delivery, store, clock
+// and, from a database, the conventions, and writes the draft to o.Out,
+// each value with the reason for it as a comment, and, when the tables
+// came from the database, their CREATE TABLE statements to
+// SchemaPath(o.Out). It never writes to the database, and without o.Force
+// it never replaces a file. The draft is not validated here: load it as
+// any manifest (adapters.Open) to see what still needs fixing.
 func Write(ctx context.Context, o Options) (Result, error) {
 	if err := o.validate(); err != nil {
 		return Result{}, err
@@ -87,14 +107,17 @@ func Write(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	res.Outbox, res.Jobs = pair.outbox.table.Name, pair.jobs.table.Name
+	res.Outbox = pair.outbox.table.Name
+	if pair.jobs != nil {
+		res.Jobs = pair.jobs.table.Name
+	}
 	d, err := src.draft(ctx, o, pair)
 	if err != nil {
 		return res, err
 	}
 	if o.DDL == "" {
-		d.ddl, d.ddlReason = filepath.Base(schemaOut), "the CREATE TABLE statements of both tables, as "+src.desc+" shows them (written by init)"
-		if err := writeFile(schemaOut, []byte(schemaFile(src.desc, pair)), o.Force); err != nil {
+		d.ddl, d.ddlReason = filepath.Base(schemaOut), "the CREATE TABLE statements of the tables it names, read from "+src.desc+" (written by init; its header says how)"
+		if err := writeFile(schemaOut, []byte(schemaFile(src, d)), o.Force); err != nil {
 			return res, err
 		}
 		res.Wrote = append(res.Wrote, schemaOut)

@@ -15,22 +15,31 @@ import (
 
 const roomServiceDir = "../../examples/roomservice"
 
-// write runs Write with o plus Out DIR/draft.yaml and Start (an
-// executable, so that the draft can validate) and returns the draft's path.
+// write runs Write with o plus Out DIR/draft.yaml and, unless o names one,
+// Start (an executable, so that the draft can validate) and returns the
+// draft's path.
 func write(t *testing.T, dir string, o Options) (string, Result, error) {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	o.Out, o.Start = filepath.Join(dir, "draft.yaml"), exe
+	o.Out = filepath.Join(dir, "draft.yaml")
+	if o.Start == "" {
+		o.Start = exe
+	}
 	res, err := Write(context.Background(), o)
 	return o.Out, res, err
 }
 
 func loadSchema(t *testing.T, path string) schema.Mapping {
 	t.Helper()
+	return loadAdapter(t, path).Schema()
+}
+
+func loadAdapter(t *testing.T, path string) *manifest.Adapter {
+	t.Helper()
 	a, err := manifest.Load(path)
 	require.NoError(t, err)
-	return a.Schema()
+	return a
 }
 
 // From room-service's DDL alone, init finds its tables and every column
@@ -132,8 +141,8 @@ func TestRefusesBadInputWithWhatToFix(t *testing.T) {
 		{ddl(filepath.Join(dir, "missing.sql")), []string{"no such file", "fix: give the path"}},
 		{ddl(write("quote.sql", "CREATE TABLE a (x VARCHAR(3) DEFAULT 'open);")), []string{"unclosed ' quote", "fix: correct the SQL"}},
 		{ddl(write("none.sql", "INSERT INTO a VALUES (1);")), []string{"no CREATE TABLE statement found", "fix:"}},
-		{ddl(write("one.sql", "CREATE TABLE a (id INT);")), []string{"found 1 table(s)", "fix:"}},
-		{ddl(write("plain.sql", "CREATE TABLE a (id INT); CREATE TABLE b (x INT);")), []string{"no outbox and jobs tables found", "Closest", "fix: name them"}},
+		{ddl(write("one.sql", "CREATE TABLE a (id INT);")), []string{"no outbox table found", "Closest: a (missing id, payload)", "fix: name it with --outbox-table"}},
+		{ddl(write("plain.sql", "CREATE TABLE a (id INT); CREATE TABLE b (x INT);")), []string{"no outbox table found", "a uuid primary key", "Closest", "fix: name it"}},
 		{ddl(write("twin.sql", twin)), []string{"ambiguous tables", "outgoing_messages_copy", "--outbox-table and --jobs-table"}},
 		{Options{DDL: "testdata/init-messages.sql", OutboxTable: "nope"}, []string{`--outbox-table "nope": no such table`, "outgoing_messages"}},
 		{Options{DSN: "not a dsn"}, []string{"--dsn", "fix: write it as go-sql-driver/mysql takes it"}},

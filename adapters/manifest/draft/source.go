@@ -36,23 +36,42 @@ func readDDLFile(path string) (map[string]schemaddl.Table, error) {
 	return tables, nil
 }
 
+// The stores a draft can read from and name (the manifest's store key).
+const (
+	storeMySQL    = "mysql"
+	storePostgres = "postgres"
+)
+
 // readOnlyDB is one connection to the team's database that can only read:
-// the session is SET SESSION TRANSACTION READ ONLY, every statement runs
-// inside one READ ONLY transaction that is rolled back at the end, and
-// query refuses any statement but SELECT and SHOW before it is sent.
+// the session is read-only, every statement runs inside one READ ONLY
+// transaction that is rolled back at the end, one statement per query, and
+// query refuses any statement its store does not allow (SELECT and SHOW on
+// MySQL, SELECT on PostgreSQL) before it is sent.
 type readOnlyDB struct {
-	db    *sql.DB
-	conn  *sql.Conn
-	tx    *sql.Tx
-	where string // "database NAME on HOST:PORT", without the password
+	db      *sql.DB
+	conn    *sql.Conn
+	tx      *sql.Tx
+	where   string // "database NAME on HOST:PORT", without the password
+	store   string // storeMySQL or storePostgres
+	allowed *regexp.Regexp
+	session string // the statement that makes the session read-only; "" when the connection does
 }
 
-// openReadOnly connects with dsn (go-sql-driver/mysql's form) and opens
-// the read-only transaction.
+// openReadOnly connects with dsn, a PostgreSQL URL (postgres://...) or
+// key=value string (dbname=...), else go-sql-driver/mysql's form, and
+// opens the read-only transaction.
 func openReadOnly(ctx context.Context, dsn string) (*readOnlyDB, error) {
+	if isPostgresDSN(dsn) {
+		return openPostgres(ctx, dsn)
+	}
+	return openMySQL(ctx, dsn)
+}
+
+// openMySQL connects with dsn (go-sql-driver/mysql's form).
+func openMySQL(ctx context.Context, dsn string) (*readOnlyDB, error) {
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("--dsn: %v (fix: write it as go-sql-driver/mysql takes it: user:password@tcp(host:port)/database)", redact.Error(err))
+		return nil, fmt.Errorf("--dsn: %v (fix: write it as go-sql-driver/mysql takes it: user:password@tcp(host:port)/database, or a PostgreSQL URL postgres://user:password@host:port/database)", redact.Error(err))
 	}
 	if cfg.DBName == "" {
 		return nil, errors.New("--dsn names no database (fix: end it with /DATABASE, the database that holds your outbox and jobs tables)")
@@ -61,18 +80,23 @@ func openReadOnly(ctx context.Context, dsn string) (*readOnlyDB, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
 	}
-	where := fmt.Sprintf("database %s on %s", cfg.DBName, cfg.Addr)
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("--dsn: %v", redact.Error(err))
 	}
-	r := &readOnlyDB{db: sql.OpenDB(connector), where: where}
+	r := &readOnlyDB{db: sql.OpenDB(connector), where: fmt.Sprintf("database %s on %s", cfg.DBName, cfg.Addr),
+		store: storeMySQL, allowed: mysqlRead, session: "SET SESSION TRANSACTION READ ONLY"}
+	return r, r.open(ctx)
+}
+
+// open starts the read-only transaction on the one connection.
+func (r *readOnlyDB) open(ctx context.Context) error {
 	r.db.SetMaxOpenConns(1)
 	if err := r.begin(ctx); err != nil {
 		r.close()
-		return nil, fmt.Errorf("%s: %v (fix: check the host, port, user, password and database of --dsn; the user needs SELECT on the database)", where, redact.Error(err))
+		return fmt.Errorf("%s: %v (fix: check the host, port, user, password and database of --dsn; the user needs SELECT on the database)", r.where, redact.Error(err))
 	}
-	return r, nil
+	return nil
 }
 
 func (r *readOnlyDB) begin(ctx context.Context) error {
@@ -81,8 +105,10 @@ func (r *readOnlyDB) begin(ctx context.Context) error {
 		return fmt.Errorf("connect: %w", err)
 	}
 	r.conn = conn
-	if _, err := conn.ExecContext(ctx, "SET SESSION TRANSACTION READ ONLY"); err != nil {
-		return fmt.Errorf("make the session read-only: %w", err)
+	if r.session != "" {
+		if _, err := conn.ExecContext(ctx, r.session); err != nil {
+			return fmt.Errorf("make the session read-only: %w", err)
+		}
 	}
 	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -102,12 +128,17 @@ func (r *readOnlyDB) close() {
 	_ = r.db.Close()
 }
 
-var readStatement = regexp.MustCompile(`(?is)^\s*(SELECT|SHOW)\s`)
+// The statements query lets through, by store.
+var (
+	mysqlRead    = regexp.MustCompile(`(?is)^\s*(SELECT|SHOW)\s`)
+	postgresRead = regexp.MustCompile(`(?is)^\s*SELECT\s`)
+)
 
-// query runs a SELECT or SHOW in the read-only transaction; anything else
-// is refused without being sent.
+// query runs a statement its store allows (a SELECT; on MySQL a SHOW too)
+// in the read-only transaction; anything else is refused without being
+// sent.
 func (r *readOnlyDB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	if !readStatement.MatchString(q) {
+	if !r.allowed.MatchString(q) {
 		return nil, fmt.Errorf("refused to send %q: init only reads", q)
 	}
 	return r.tx.QueryContext(ctx, q, args...)
@@ -133,8 +164,13 @@ func (r *readOnlyDB) firstColumn(ctx context.Context, q string, args ...any) ([]
 	return out, rows.Err()
 }
 
-// createStatements returns SHOW CREATE TABLE of every base table.
+// createStatements returns the CREATE TABLE statement of every base
+// table: SHOW CREATE TABLE's on MySQL, pgStatements' reconstruction (with
+// the ENUM types' CREATE TYPE first) on PostgreSQL.
 func (r *readOnlyDB) createStatements(ctx context.Context) ([]string, error) {
+	if r.store == storePostgres {
+		return r.pgStatements(ctx)
+	}
 	names, err := r.firstColumn(ctx, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME")
 	if err != nil {
 		return nil, fmt.Errorf("%s: list tables: %w", r.where, err)
@@ -144,7 +180,7 @@ func (r *readOnlyDB) createStatements(ctx context.Context) ([]string, error) {
 	}
 	out := make([]string, 0, len(names))
 	for _, n := range names {
-		rows, err := r.query(ctx, "SHOW CREATE TABLE "+quoteIdent(n))
+		rows, err := r.query(ctx, "SHOW CREATE TABLE "+r.quote(n))
 		if err != nil {
 			return nil, fmt.Errorf("%s: SHOW CREATE TABLE %s: %w", r.where, n, err)
 		}
@@ -166,7 +202,7 @@ const maxWords = 100
 
 // distinct returns the distinct values of table.column.
 func (r *readOnlyDB) distinct(ctx context.Context, table, column string) ([]string, error) {
-	q := fmt.Sprintf("SELECT DISTINCT %s FROM %s ORDER BY 1 LIMIT %d", quoteIdent(column), quoteIdent(table), maxWords)
+	q := fmt.Sprintf("SELECT DISTINCT %s FROM %s ORDER BY 1 LIMIT %d", r.quote(column), r.quote(table), maxWords)
 	words, err := r.firstColumn(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("%s: read the status words of %s.%s: %w", r.where, table, column, err)
@@ -174,7 +210,21 @@ func (r *readOnlyDB) distinct(ctx context.Context, table, column string) ([]stri
 	return words, nil
 }
 
-func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+// quote quotes an identifier for the store.
+func (r *readOnlyDB) quote(s string) string {
+	if r.store == storePostgres {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return "`" + strings.ReplaceAll(s, "`", "``") + "`"
+}
+
+// placeholder is the store's i-th (from 1) query parameter.
+func (r *readOnlyDB) placeholder(i int) string {
+	if r.store == storePostgres {
+		return fmt.Sprintf("$%d", i)
+	}
+	return "?"
+}
 
 var autoIncrementOption = regexp.MustCompile(`(?i)\s+AUTO_INCREMENT=\d+`)
 
@@ -182,11 +232,15 @@ var autoIncrementOption = regexp.MustCompile(`(?i)\s+AUTO_INCREMENT=\d+`)
 // table's AUTO_INCREMENT counter left out.
 func freshDDL(stmt string) string { return autoIncrementOption.ReplaceAllString(stmt, "") }
 
-// source is what init reads: the tables, and the database when one is given.
+// source is what init reads: the tables, the store they live in, and the
+// database when one is given.
 type source struct {
-	tables map[string]schemaddl.Table
-	desc   string
-	db     *readOnlyDB
+	tables      map[string]schemaddl.Table
+	desc        string
+	db          *readOnlyDB
+	store       string
+	storeReason string
+	prelude     []string // PostgreSQL's CREATE TYPE statements the tables may use
 }
 
 func (s source) close() {
@@ -196,7 +250,7 @@ func (s source) close() {
 }
 
 // readSource reads the tables from --ddl, else from --dsn, and keeps the
-// database open for the status words.
+// database open for the status words and the data's conventions.
 func readSource(ctx context.Context, f Options) (source, error) {
 	var s source
 	if f.DSN != "" {
@@ -205,18 +259,10 @@ func readSource(ctx context.Context, f Options) (source, error) {
 			return s, err
 		}
 		s.db, s.desc = db, db.where
+		s.store, s.storeReason = db.store, "the database --dsn names is "+storeTitle(db.store)
 	}
 	if f.DDL != "" {
-		tables, err := readDDLFile(f.DDL)
-		if err != nil {
-			s.close()
-			return s, err
-		}
-		s.tables, s.desc = tables, "DDL file "+f.DDL
-		if s.db != nil {
-			s.desc += " (status words also from " + s.db.where + ")"
-		}
-		return s, nil
+		return s.readDDL(f.DDL)
 	}
 	stmts, err := s.db.createStatements(ctx)
 	if err == nil {
@@ -226,5 +272,47 @@ func readSource(ctx context.Context, f Options) (source, error) {
 		s.close()
 		return s, fmt.Errorf("%s: %w", s.db.where, err)
 	}
+	for _, st := range stmts {
+		if createType.MatchString(st) {
+			s.prelude = append(s.prelude, st)
+		}
+	}
 	return s, nil
+}
+
+// readDDL reads the tables of the --ddl file; without a database, the
+// file's spelling says which store it is for.
+func (s source) readDDL(path string) (source, error) {
+	tables, err := readDDLFile(path)
+	if err != nil {
+		s.close()
+		return s, err
+	}
+	s.tables, s.desc = tables, "DDL file "+path
+	if s.db != nil {
+		s.desc += " (status words also from " + s.db.where + ")"
+		return s, nil
+	}
+	s.store, s.storeReason = storeMySQL, "GUESS: the DDL file spells nothing PostgreSQL's own (write postgres if the tables live in PostgreSQL)"
+	for _, t := range tables {
+		if m := postgresSpelling.FindString(t.Statement); m != "" {
+			s.store, s.storeReason = storePostgres, fmt.Sprintf("GUESS: the DDL file spells %s, which is PostgreSQL's", strings.TrimSpace(m))
+			break
+		}
+	}
+	return s, nil
+}
+
+// postgresSpelling is what only PostgreSQL's DDL writes; createType is its
+// CREATE TYPE statement.
+var (
+	postgresSpelling = regexp.MustCompile(`(?i)\b(BIGSERIAL|SMALLSERIAL|TIMESTAMPTZ|JSONB|BYTEA)\b|\bAS\s+IDENTITY\b|::[a-z]+`)
+	createType       = regexp.MustCompile(`(?is)^\s*CREATE\s+TYPE\s`)
+)
+
+func storeTitle(store string) string {
+	if store == storePostgres {
+		return "PostgreSQL"
+	}
+	return "MySQL or MariaDB"
 }

@@ -3,6 +3,7 @@ package draft
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/outboxchaos/outboxchaos/adapters/schemaddl"
@@ -161,4 +162,65 @@ func classifyWord(role statusRole, w string) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// guessCodes maps integer status codes onto the canonical words in the
+// order such codes usually have (0 pending, 1 processing, 2 published, 3
+// failed; 0 created, 1 queued, ...), the column's DEFAULT first. The codes
+// are the CHECK's, the data's and the DEFAULT; with an open vocabulary
+// they are completed up to the required words. Every entry is a guess.
+func guessCodes(role statusRole, src statusSource) statusGuess {
+	codes, bad := sortedCodes(src.words())
+	if len(src.vocab.Words) == 0 {
+		for next := 0; len(codes) < len(role.required); next++ {
+			if !slices.Contains(codes, next) {
+				codes = append(codes, next)
+			}
+		}
+		slices.Sort(codes)
+	}
+	if d, err := strconv.Atoi(src.def); err == nil && slices.Contains(codes, d) {
+		codes = append([]int{d}, slices.DeleteFunc(codes, func(c int) bool { return c == d })...)
+	}
+	g := statusGuess{notes: []string{"GUESS: integer codes, mapped in the order such codes usually have: check each against your code's constants"}}
+	for _, w := range bad {
+		g.notes = append(g.notes, fmt.Sprintf("UNMAPPED: %q (%s) is not an integer code; map it by hand", w, src.origin(w)))
+	}
+	for i, c := range codes {
+		w := strconv.Itoa(c)
+		if i >= len(role.canonical) {
+			g.notes = append(g.notes, fmt.Sprintf("UNMAPPED: code %s (%s): more codes than %s; map it by hand", w, codeOrigin(src, w), strings.Join(role.canonical, ", ")))
+			continue
+		}
+		g.picks = append(g.picks, wordPick{word: w, canonical: role.canonical[i], reason: fmt.Sprintf("code %s (%s) as %s", w, codeOrigin(src, w), role.canonical[i])})
+	}
+	for _, c := range role.required[min(len(codes), len(role.required)):] {
+		g.notes = append(g.notes, fmt.Sprintf("NOT FOUND: no code of %s left for %s; add <your code>: %s", src.vocab.From, c, c))
+	}
+	return g
+}
+
+// sortedCodes splits words into integer codes, ascending, and the rest.
+func sortedCodes(words []string) ([]int, []string) {
+	var codes []int
+	var bad []string
+	for _, w := range words {
+		n, err := strconv.Atoi(strings.TrimSpace(w))
+		switch {
+		case err != nil:
+			bad = append(bad, w)
+		case !slices.Contains(codes, n):
+			codes = append(codes, n)
+		}
+	}
+	slices.Sort(codes)
+	return codes, bad
+}
+
+// codeOrigin says where code w was found, or that it is a placeholder.
+func codeOrigin(src statusSource, w string) string {
+	if o := src.origin(w); o != "" {
+		return o
+	}
+	return "not seen: " + src.searched()
 }
