@@ -27,7 +27,9 @@ func (l *loader) idType(o schema.Outbox, tables map[string]schemaddl.Table) stri
 			l.ps.add("schema.outbox.id", "use BINARY(16) for a uuid key, or AUTO_INCREMENT", "column %s.%s is %s(%s); a binary key must hold a 16-byte uuid", t.Name, c.Name, c.Type, c.TypeArgs)
 		}
 		return schema.KeyBinary
-	case c.Type == "char" || c.Type == "varchar" || c.Type == "uuid":
+	case c.Type == "bytea":
+		return schema.KeyBinary // PostgreSQL's bytes: a uuid's 16 of them
+	case c.Type == "char" || c.Type == "varchar" || c.Type == "uuid" || c.Type == "text":
 		return schema.KeyText
 	}
 	l.ps.add("schema.outbox.id", "declare it AUTO_INCREMENT, or make it a uuid (CHAR(36) or BINARY(16)) the harness's producer writes",
