@@ -24,7 +24,8 @@ type Config struct {
 	// each slot's environment, which every restart of the slot gets.
 	Slots   []string
 	SlotEnv map[string]map[string]string
-	// Links are each slot's fault-proxy links, "mysql/d1" and "redis/d1".
+	// Links are each slot's fault-proxy links, "<store>/d1" ("mysql/d1")
+	// and "redis/d1".
 	Links        map[string]*faultproxy.Proxy
 	Env          env.Env // the servers, for RestartServer
 	Capabilities supervisor.Capabilities
@@ -44,6 +45,10 @@ type Config struct {
 	// Sink is where the dispatcher publishes (history.Sink*: "" is
 	// BullMQ); Redis faults that depend on it are bound to it.
 	Sink string
+	// Store is the run's store, faultproxy.StoreMySQL or StorePostgres (""
+	// is MySQL): the dependency its database links are named after, and
+	// the protocol database faults are bound to (faultproxy.StoreBound).
+	Store string
 }
 
 // New returns the nemesis of one run, or what is missing from c.
@@ -60,6 +65,7 @@ func New(c Config) (*Nemesis, error) {
 		slots: append([]string(nil), c.Slots...), slotEnv: slotEnv, caps: c.Capabilities,
 		db: c.DB, obs: c.Observer, schema: c.Schema, progress: c.Progress,
 		prefix: c.Prefix, queues: append([]string(nil), c.Queues...), sink: c.Sink,
+		store: storeDep(c.Store),
 	}, nil
 }
 
@@ -74,17 +80,29 @@ func (c Config) validate() error {
 	if len(c.Slots) == 0 {
 		errs = append(errs, errors.New("no slots"))
 	}
+	if err := faultproxy.ValidStore(c.Store); err != nil {
+		errs = append(errs, err)
+	}
 	for _, s := range c.Slots {
 		if _, ok := c.SlotEnv[s]; !ok {
 			errs = append(errs, fmt.Errorf("slot %s has no environment", s))
 		}
-		for _, dep := range []string{"mysql", "redis"} {
+		for _, dep := range []string{storeDep(c.Store), "redis"} {
 			if c.Links[dep+"/"+s] == nil {
 				errs = append(errs, fmt.Errorf("slot %s has no %s link", s, dep))
 			}
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// storeDep is the dependency a store's links are named after ("" is
+// MySQL).
+func storeDep(store string) string {
+	if store == "" {
+		return faultproxy.StoreMySQL
+	}
+	return store
 }
 
 // Revive starts every slot that has no live instance, with the slot's own
