@@ -71,7 +71,7 @@ func TestReferenceAndBasePassTheMutantScenarios(t *testing.T) {
 		for _, a := range []supervisor.Adapter{refadapter.New(), base} {
 			t.Run(m.Scenario+"/"+a.Name(), func(t *testing.T) {
 				v := mutantScenario(t, m.Scenario)
-				if why := runner.Missing(v, a.Capabilities(), e); why != "" && a != base {
+				if why := runner.Missing(v, a, e); why != "" && a != base {
 					// An opt-in scenario (ordering) the reference does not
 					// promise; the base, the mutants' control, must run it.
 					t.Skipf("%s does not run %s: %s", a.Name(), v.Name, why)

@@ -61,7 +61,7 @@ func TestMySQLRestartIsSkippedWhereMySQLCannotBeKilled(t *testing.T) {
 	s := catalogScenario(t, "mysql-restart")
 	o := runScenario(t, ext, s, runner.Options{Adapter: refadapter.New()})
 	require.Contains(t, o.Skipped, "never kills or restarts it")
-	require.Empty(t, runner.Missing(s, refadapter.New().Capabilities(), local), "the local environment can")
+	require.Empty(t, runner.Missing(s, refadapter.New(), local), "the local environment can")
 }
 
 // countFaults counts the run's recorded faults of kind (faults.jsonl).

@@ -136,6 +136,27 @@ func TestLandingZombieSleepAtACrashPoint(t *testing.T) {
 	require.False(t, require1(t, b.finish(9100, 9500, true), history.Requirement{Fault: history.LandZombie, AtLeast: 1}).Met)
 }
 
+// On a PostgreSQL run the fault proxy records the database faults bound to
+// the store (faultproxy.StoreBound): a lost COMMIT reply under its own kind,
+// a lock conflict as sql-error with store=postgres. The landing rules
+// count them as they count MySQL's.
+func TestLandingCountsThePostgresFaultRecords(t *testing.T) {
+	b := newBuilder("lost-reply-mysql-commit")
+	b.fault("lost-reply-postgres-commit", "postgres/d1", 0, 100)
+	withParams(b, map[string]string{"fired": "1", "for": "3s"})
+	b.fault("lost-reply-postgres-commit", "postgres/d2", 0, 100)
+	withParams(b, map[string]string{"fired": "1", "for": "3s"})
+	b.fault("sql-error", "postgres/d1", 0, 100)
+	withParams(b, map[string]string{"store": "postgres", "refused": "7", "answered": "6"})
+	run := b.finish(200, 300, true)
+	l := require1(t, run, history.Requirement{Fault: history.LandLostReply, AtLeast: 1, Planned: 2})
+	require.Equal(t, 2, l.Landed)
+	require.True(t, l.Met)
+	l = require1(t, run, history.Requirement{Fault: history.LandSQLError, AtLeast: 5})
+	require.Equal(t, 6, l.Landed)
+	require.True(t, l.Met)
+}
+
 func TestLandingCountsTheHarnesssOwnFaultCounts(t *testing.T) {
 	b := newBuilder("lost-reply-redis")
 	b.fault("lost-reply-redis-add", "redis/d1", 0, 100)

@@ -22,29 +22,50 @@ func (f CommitHoldMySQL) String() string { return "commit-hold-mysql " + f.Hold.
 func (CommitHoldMySQL) protocol() string { return "mysql" }
 
 // Params records times.
-func (f CommitHoldMySQL) Params() map[string]string {
+func (f CommitHoldMySQL) Params() map[string]string { return commitHoldParams(f.Times) }
+
+func commitHoldParams(times int) map[string]string {
 	p := map[string]string{}
-	if f.Times > 0 {
-		p["times"] = fmt.Sprint(f.Times)
+	if times > 0 {
+		p["times"] = fmt.Sprint(times)
 	}
 	return p
 }
 
 // Validate wants times >= 0 and a positive hold.
 func (f CommitHoldMySQL) Validate() error {
-	var hold error
-	if f.Hold <= 0 {
-		hold = fmt.Errorf("hold %v: want > 0, how long a COMMIT is held back", f.Hold)
+	return invalid(f, validTimes(f.Times), validHold(f.Hold))
+}
+
+// OnStore is the held COMMIT of store's protocol (StoreBound): on
+// PostgreSQL, CommitHoldPostgres with the same settings.
+func (f CommitHoldMySQL) OnStore(store string) Fault {
+	if store == StorePostgres {
+		return CommitHoldPostgres(f)
 	}
-	return invalid(f, validTimes(f.Times), hold)
+	return f
 }
 
 func (f CommitHoldMySQL) apply(id string, _ int64) applied {
-	c := newCommitHold(once(f.Times), f.Hold)
+	return applyCommitHold(id, f.Times, f.Hold, commitHoldToxicType)
+}
+
+// applyCommitHold registers a commit-hold fault's state and names its one
+// (upstream) toxic, of type toxic.
+func applyCommitHold(id string, times int, hold time.Duration, toxic string) applied {
+	c := newCommitHold(once(times), hold)
 	key := commitHolds.register(c)
 	return applied{
-		toxics:  []toxicSpec{{Name: id + "-hold", Type: commitHoldToxicType, Stream: Upstream.stream(), Attributes: map[string]string{"fault": key}}},
+		toxics:  []toxicSpec{{Name: id + "-hold", Type: toxic, Stream: Upstream.stream(), Attributes: map[string]string{"fault": key}}},
 		state:   c,
 		release: func() { commitHolds.unregister(key) },
 	}
+}
+
+// validHold wants a positive hold.
+func validHold(hold time.Duration) error {
+	if hold <= 0 {
+		return fmt.Errorf("hold %v: want > 0, how long a COMMIT is held back", hold)
+	}
+	return nil
 }

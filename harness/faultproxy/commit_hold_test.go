@@ -15,7 +15,7 @@ func TestCommitHoldFilterParksTheCommitAndAllAfter(t *testing.T) {
 	in := sel + commit + after
 	for k := 0; k <= len(in); k++ {
 		c := newCommitHold(1, time.Hour)
-		w := &commitHoldFilter{ch: c, idx: -1}
+		w := &commitHoldFilter{parking: parking{ch: c, idx: -1}}
 		require.Equal(t, sel, feed(w, in, k), "split at %d: only what came before the COMMIT goes on", k)
 		require.Len(t, c.held(), 1)
 		require.NotNil(t, w.signal())
@@ -29,7 +29,7 @@ func TestCommitHoldFilterParksTheCommitAndAllAfter(t *testing.T) {
 func TestCommitHoldFilterPassesOtherStatements(t *testing.T) {
 	in := query("SELECT 'COMMIT'") + query("ROLLBACK") + packet(0, "\x01")
 	c := newCommitHold(1, time.Hour)
-	w := &commitHoldFilter{ch: c, idx: -1}
+	w := &commitHoldFilter{parking: parking{ch: c, idx: -1}}
 	require.Equal(t, in, feed(w, in, 5))
 	require.Empty(t, c.held())
 }

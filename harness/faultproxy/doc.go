@@ -1,6 +1,7 @@
 // Package faultproxy puts an embedded, in-process toxiproxy
-// (github.com/Shopify/toxiproxy/v2 v2.5.0) in front of MySQL and Redis for
-// every dispatcher connection, and injects network faults on it.
+// (github.com/Shopify/toxiproxy/v2 v2.5.0) in front of MySQL, PostgreSQL
+// and Redis for every dispatcher connection, and injects network faults on
+// it.
 //
 // # Links
 //
@@ -9,20 +10,43 @@
 // proxy dials the upstream for each accepted client, so a server killed
 // and restarted behind a link is reached again by new connections; the
 // link's address never changes. The toxiproxy API server is never started.
-// Observers connect to the servers directly, never through a link.
+// Observers connect to the servers directly, never through a link. A link
+// whose dependency (its name up to '/') is "postgres" carries one toxic of
+// its own from its creation ("PostgreSQL: prepared statements").
 //
 // # Fault kinds
 //
 // Each fault kind is a type of its own implementing Fault, in a file named
 // after it (latency.go, blackhole.go, reset.go, down.go, bandwidth.go,
 // slicer.go, lostreply_redis.go, lostreply_mysql.go, queue_error.go,
-// commit_hold.go, sql_error.go), and All lists each once. A kind's type
+// commit_hold.go, sql_error.go, lostreply_postgres.go,
+// commit_hold_postgres.go), and All lists each once. A kind's type
 // carries only the settings it takes, so the compiler rejects a setting
 // that does not apply; Validate checks the values. Kind and Params are
 // what the history records of the fault; apply builds its toxics and the
 // state they share. The files named after a protocol (redis_*.go,
-// mysql_*.go) hold the filters those toxics run, jitter.go and
-// slicer_seeded.go the seeded toxics.
+// mysql_*.go, pg_*.go, and the parsers resp.go, mysqlproto.go, pgproto.go)
+// hold the filters those toxics run, jitter.go and slicer_seeded.go the
+// seeded toxics.
+//
+// # Faults bound to the run: its sink and its store
+//
+// Some faults mean something that depends on the run, and the nemesis
+// binds them before adding them. A SinkBound Redis fault learns the sink
+// (what a publish is, what a queue's keys are). A StoreBound database fault
+// learns the store, whose wire protocol its toxics parse: the same
+// scenario, written with the MySQL kind, then runs against either store.
+// The history must say what happened, and reports and landing rules read a
+// fault record's kind, so a kind whose name names its protocol becomes the
+// other store's own kind with the same settings:
+// lost-reply-mysql-commit is recorded as lost-reply-postgres-commit and
+// commit-hold-mysql as commit-hold-postgres on PostgreSQL (and back). A
+// kind whose name names no protocol keeps it and records the store as a
+// param: sql-error records store=postgres on PostgreSQL, nothing on MySQL,
+// so MySQL records are as before. The landing rules need no change: a
+// lost reply is any kind starting lost-reply with its fired count, a lock
+// conflict any sql-error with its answered count, and a held finalize is
+// the finalize trap's own record whichever hold it used.
 //
 // # Faults and the toxics they become
 //
@@ -61,7 +85,15 @@
 //	                          outboxchaos_queue_error_refuse (upstream)
 //	commit-hold-mysql         outboxchaos_commit_hold_mysql (upstream)
 //	sql-error                 outboxchaos_sql_error_answer (downstream), then
-//	                          outboxchaos_sql_error_refuse (upstream)
+//	                          outboxchaos_sql_error_refuse (upstream); on
+//	                          PostgreSQL (store=postgres)
+//	                          outboxchaos_sql_error_postgres_answer, then
+//	                          outboxchaos_sql_error_postgres_refuse
+//	lost-reply-postgres-commit outboxchaos_lost_reply_postgres_drop (downstream)
+//	commit-hold-postgres      outboxchaos_commit_hold_postgres (upstream)
+//
+// Every PostgreSQL link also carries outboxchaos_postgres_statements
+// (upstream) from its creation until it is closed; it belongs to no fault.
 //
 // # Lost replies
 //
@@ -208,11 +240,110 @@
 // what it holds at once. Proxy.Held lists each held COMMIT with when it
 // arrived and when it was sent on.
 //
+// # PostgreSQL: message parsing
+//
+// After startup every message is a type byte and a big-endian int32 length
+// counting itself, then the body. The client's first messages have no type
+// byte: a length, then a code (the protocol version 3.x of a
+// StartupMessage, or an SSLRequest, GSSENCRequest or CancelRequest); a
+// client's message starting with a 0 byte is one of those, since no type
+// byte is 0. The server answers an SSLRequest or GSSENCRequest with one
+// byte, 'N', 'S' or 'G', which the proxy relays: a scanner of the server's
+// side tells it from a notice, a parameter status or a copy-in response of
+// the same letter by the byte after it (a message's length starts with
+// 0). A yes ('S', 'G') makes the stream encrypted and the connection passes
+// untouched; so does any message type the side does not send, an
+// implausible length or an unknown startup code (a misread stream).
+// Filters hold only the few messages they may replace, only until they
+// are complete (which their sender is bound to do); all others pass as
+// they are read. The first 4 KiB of each body are read; a longer
+// statement never matches.
+//
+// # PostgreSQL: a lost COMMIT reply (lost-reply-postgres-commit)
+//
+// Unlike MySQL's OK packet, PostgreSQL's CommandComplete names what it
+// completes: its tag is COMMIT exactly when a COMMIT, END or COMMIT AND
+// CHAIN committed, in the simple protocol (a Query, which is what pgx and
+// node-postgres send for a COMMIT) or the extended one (an Execute of a
+// portal bound to a COMMIT, named or not). A failed transaction's COMMIT
+// says ROLLBACK, and a COMMIT outside a transaction block comes right after
+// the warning 25P01 (no transaction in progress): neither committed
+// anything, and neither fires. So the fault needs no watcher and no marker:
+// its one toxic, the dropper (downstream), holds each CommandComplete while
+// the fault may still fire and, on a COMMIT tag, draws the probability; on
+// firing it drops that CommandComplete, the ReadyForQuery after it and
+// everything after on the connection. The client sees no answer (its read
+// times out, or its context ends); the transaction committed. As on MySQL,
+// connections that lost a reply are closed when the fault is removed,
+// Times bounds the firings and a connection fires at most once.
+//
+// # PostgreSQL: prepared statements
+//
+// A statement runs either as a Query, whose SQL is in the message, or as an
+// Execute of a portal that a Bind made of a prepared statement, whose SQL
+// was in its Parse. Clients with a statement cache (pgx's default mode)
+// parse a statement once per connection and from then on send only Bind
+// and Execute, and prepared statements live as long as their session, so
+// a fault added to a pooled connection would never see the SQL it runs.
+// Every PostgreSQL link therefore carries, from its creation, the statement
+// toxic (upstream, pg_statements.go): it passes every byte at once and
+// records the SQL of each named statement parsed on any of the link's
+// connections. The upstream filters below follow, on their own connection,
+// each Parse (unnamed or named), Bind and Close they read (a Query destroys
+// the unnamed statement and portal), and look up a statement they never saw
+// parsed in the link's record. Names are shared by the link's connections:
+// pgx names a cached statement after a hash of its SQL, node-postgres by
+// the name the code gives it; a name recorded with two texts (a client that
+// numbers statements per connection) is ambiguous and never matches. A link
+// not named after postgres has no record, and a statement parsed before
+// the fault was added passes there.
+//
+// # PostgreSQL: lock conflicts (sql-error, store=postgres)
+//
+// A share (Probability, as on MySQL) of the client's locking statements is
+// answered with a deadlock (40P01, "deadlock detected"), a serialization
+// failure (40001, "could not serialize access due to concurrent update")
+// or a lock timeout (55P03, "canceling statement due to lock timeout"),
+// one in three, drawn from the fault's seeded generator. A locking
+// statement is UPDATE, DELETE or MERGE, a SELECT with FOR UPDATE, FOR NO
+// KEY UPDATE, FOR SHARE or FOR KEY SHARE, or a WITH statement holding any
+// of them (words in strings, quoted identifiers and comments do not
+// count). The server must end in the state a real lock conflict leaves: it
+// aborts the statement, and in a transaction block the transaction, so
+// that the client's next statements fail with 25P02 and its COMMIT rolls
+// back, and its ReadyForQuery says so. The refuser (upstream) therefore
+// replaces the message that would run a refused statement with a
+// statement that fails on the server before it can touch a row: "SELECT
+// '<token>'::int", whose parse analysis fails (22P02) quoting the token. A
+// Query becomes a Query of it; an Execute becomes a Parse of it as a
+// statement named by the token, so the client's unnamed statement and
+// portals stay untouched and the server skips the rest of the client's
+// batch to its Sync, as after any error there. The answerer (downstream)
+// holds each ErrorResponse while a token is pending and replaces the one
+// quoting a token with an ErrorResponse it builds itself: severity S and V
+// ERROR, the code C, the message M and, for a deadlock, the server's hint
+// H; the ReadyForQuery after it is the server's own ('E' in a transaction
+// block, 'I' outside one). A locking statement sent inside a transaction
+// that had already failed gets the server's own 25P02 through, unanswered:
+// that is what the server would have said to the statement. The fault
+// counts the statements refused and the errors answered.
+//
+// # PostgreSQL: a held COMMIT (commit-hold-postgres)
+//
+// The holder (upstream) finds COMMITs as the prepared-statement scan
+// above does: a Query of a COMMIT or END (optionally WORK or TRANSACTION,
+// AND [NO] CHAIN, with comments and a trailing ';'), or an Execute of a
+// portal bound to one. It holds the first one the fault may still hold,
+// with everything after it, for Hold, exactly as commit-hold-mysql does; a
+// COMMIT's Parse and Bind go on, as they run nothing.
+//
 // Both parsers assume they start at a request or reply boundary. A toxic
 // added to an open connection sees the chunks read after it was added; a
 // client idle between requests (the normal state of a pooled connection)
 // meets that assumption. A request the client was writing at that very
-// moment can be misread; for RESP an unreadable stream then passes
-// untouched, for MySQL a misread length may hide later commands from the
-// watcher on that one connection.
+// moment can be misread; for RESP and PostgreSQL an unreadable stream then
+// passes untouched, for MySQL a misread length may hide later commands
+// from the watcher on that one connection. GSSAPI encryption on
+// PostgreSQL (a server that answers 'G') is not recognised on the server's
+// side: its tokens would be misread as copy-in responses.
 package faultproxy

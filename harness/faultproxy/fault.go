@@ -22,9 +22,9 @@ const (
 )
 
 // Fault is one network fault. Each kind is a type of its own, in a file of
-// its own (latency.go, blackhole.go, ... sql_error.go), carrying only the
-// settings it takes, and listed once in All. doc.go says which toxics each
-// kind becomes.
+// its own (latency.go, blackhole.go, ... commit_hold_postgres.go),
+// carrying only the settings it takes, and listed once in All. doc.go
+// says which toxics each kind becomes.
 type Fault interface {
 	// Kind names the fault in the history and in messages.
 	Kind() Kind
@@ -61,6 +61,7 @@ func All() []Fault {
 	return []Fault{
 		Latency{}, Blackhole{}, Reset{}, Down{}, Bandwidth{}, Slicer{},
 		LostReplyRedisAdd{}, LostReplyMySQLCommit{}, QueueError{}, CommitHoldMySQL{}, SQLError{},
+		LostReplyPostgresCommit{}, CommitHoldPostgres{},
 	}
 }
 
@@ -74,7 +75,8 @@ func Kinds() []Kind {
 	return out
 }
 
-// Protocol is the protocol a fault's toxics parse, "redis" or "mysql", for
+// Protocol is the protocol a fault's toxics parse, "redis", "mysql" or
+// "postgres", for
 // a fault that can only act on a link to that server (a lost Redis reply,
 // a held COMMIT); "" for a fault that acts on any TCP link.
 func Protocol(f Fault) string {
@@ -188,3 +190,41 @@ var (
 	_ SinkBound = LostReplyRedisAdd{}
 	_ SinkBound = QueueError{}
 )
+
+// The stores a database fault can be bound to: the protocol their links
+// speak, as harness/store names them.
+const (
+	StoreMySQL    = "mysql"    // MySQL and MariaDB
+	StorePostgres = "postgres" // PostgreSQL
+)
+
+// StoreBound is a database fault whose toxics parse the store's wire
+// protocol (a COMMIT, a locking statement): the nemesis hands it the run's
+// store (StoreMySQL or StorePostgres) before adding it. Binding returns
+// the fault of the same settings for that protocol: a fault of another
+// kind when the kind names its protocol (lost-reply-mysql-commit becomes
+// lost-reply-postgres-commit), the same kind with its store recorded when
+// it does not (sql-error). A caller checks the store with ValidStore
+// first: bound to another, SQLError fails Validate and the other kinds
+// stay as they are.
+type StoreBound interface {
+	OnStore(store string) Fault
+}
+
+var (
+	_ StoreBound = LostReplyMySQLCommit{}
+	_ StoreBound = LostReplyPostgresCommit{}
+	_ StoreBound = CommitHoldMySQL{}
+	_ StoreBound = CommitHoldPostgres{}
+	_ StoreBound = SQLError{}
+)
+
+// ValidStore rejects a store no database fault can be bound to; "" is
+// MySQL, the contract's own.
+func ValidStore(store string) error {
+	switch store {
+	case "", StoreMySQL, StorePostgres:
+		return nil
+	}
+	return fmt.Errorf("store %q: want %q or %q (empty means %q)", store, StoreMySQL, StorePostgres, StoreMySQL)
+}

@@ -25,6 +25,9 @@ func TestValidateAcceptsEveryKindWithSensibleFields(t *testing.T) {
 		CommitHoldMySQL{Hold: time.Second},
 		SQLError{},
 		SQLError{Probability: 0.1},
+		SQLError{Store: StorePostgres},
+		LostReplyPostgresCommit{Times: 2, Probability: 0.5},
+		CommitHoldPostgres{Hold: time.Second},
 	}
 	for _, f := range good {
 		require.NoError(t, f.Validate(), "%+v", f)
@@ -52,6 +55,9 @@ func TestValidateRejectsBadFaultsSayingWhatToFix(t *testing.T) {
 		{LostReplyRedisAdd{Probability: 1.5}, "probability 1.5: want within [0, 1]"},
 		{LostReplyMySQLCommit{Probability: -0.5}, "fault lost-reply-mysql-commit: probability -0.5"},
 		{SQLError{Probability: 2}, "fault sql-error: probability 2: want within [0, 1]"},
+		{SQLError{Store: "oracle"}, `fault sql-error: store "oracle": want "mysql" or "postgres"`},
+		{LostReplyPostgresCommit{Times: -1}, "fault lost-reply-postgres-commit: times -1: want >= 0"},
+		{CommitHoldPostgres{}, "fault commit-hold-postgres: hold 0s: want > 0"},
 	}
 	for _, b := range bad {
 		err := b.f.Validate()
@@ -83,6 +89,10 @@ func TestParamsKeepTheRecordedForm(t *testing.T) {
 		{QueueError{Queue: "ai-bulk", Prefix: "oc1"}, "queue-error", map[string]string{"queue": "ai-bulk"}},
 		{CommitHoldMySQL{Times: 2, Hold: time.Second}, "commit-hold-mysql", map[string]string{"times": "2"}},
 		{SQLError{Probability: 0.1}, "sql-error", map[string]string{"probability": "0.1"}},
+		{SQLError{Probability: 0.1, Store: StoreMySQL}, "sql-error", map[string]string{"probability": "0.1"}},
+		{SQLError{Probability: 0.1, Store: StorePostgres}, "sql-error", map[string]string{"probability": "0.1", "store": "postgres"}},
+		{LostReplyPostgresCommit{Times: 1}, "lost-reply-postgres-commit", map[string]string{"times": "1"}},
+		{CommitHoldPostgres{Times: 2, Hold: time.Second}, "commit-hold-postgres", map[string]string{"times": "2"}},
 	}
 	for _, c := range cases {
 		require.Equal(t, c.kind, c.f.Kind(), "%+v", c.f)
@@ -110,6 +120,9 @@ func TestFaultsNameThemselvesAndTheirProtocol(t *testing.T) {
 		{QueueError{Queue: "ai-bulk"}, "queue-error on ai-bulk", "redis"},
 		{CommitHoldMySQL{Hold: time.Second}, "commit-hold-mysql 1s", "mysql"},
 		{SQLError{Probability: 0.1}, "sql-error p=0.1", "mysql"},
+		{SQLError{Store: StorePostgres}, "sql-error p=1", "postgres"},
+		{LostReplyPostgresCommit{}, "lost-reply-postgres-commit x1", "postgres"},
+		{CommitHoldPostgres{Hold: time.Second}, "commit-hold-postgres 1s", "postgres"},
 	}
 	for _, c := range cases {
 		require.Equal(t, c.name, c.f.String())
@@ -128,7 +141,7 @@ func TestEveryKindIsListedOnceAndDocumented(t *testing.T) {
 		seen[k] = true
 		require.Regexp(t, `(?m)^//\t`+regexp.QuoteMeta(string(k))+` `, string(doc), "doc.go's table names no toxics for %s", k)
 	}
-	require.Len(t, seen, 11)
+	require.Len(t, seen, 13)
 }
 
 func TestAddRejectsAnInvalidFaultNamingTheLink(t *testing.T) {
@@ -189,4 +202,31 @@ func TestClosedServerRefusesLinksAndFaults(t *testing.T) {
 	require.ErrorContains(t, err, "closed")
 	_, err = p.Add(Down{})
 	require.ErrorContains(t, err, "closed")
+}
+
+// Bound to a store, a database fault is the one of that store's protocol
+// with the same settings; back again, it is what it was. Other faults are
+// not store-bound.
+func TestStoreBoundFaultsTakeTheStoresProtocol(t *testing.T) {
+	for _, c := range []struct{ mysql, postgres Fault }{
+		{LostReplyMySQLCommit{Times: 2, Probability: 0.5}, LostReplyPostgresCommit{Times: 2, Probability: 0.5}},
+		{CommitHoldMySQL{Times: 3, Hold: time.Second}, CommitHoldPostgres{Times: 3, Hold: time.Second}},
+		{SQLError{Probability: 0.1, Store: StoreMySQL}, SQLError{Probability: 0.1, Store: StorePostgres}},
+	} {
+		for _, f := range []Fault{c.mysql, c.postgres} {
+			require.Equal(t, c.postgres, f.(StoreBound).OnStore(StorePostgres))
+			require.Equal(t, c.mysql, f.(StoreBound).OnStore(StoreMySQL))
+		}
+		require.Equal(t, StoreMySQL, Protocol(c.mysql))
+		require.Equal(t, StorePostgres, Protocol(c.postgres))
+	}
+	require.Equal(t, LostReplyMySQLCommit{}, LostReplyMySQLCommit{}.OnStore(""), "an empty store is MySQL")
+	require.Equal(t, SQLError{}, SQLError{}.OnStore(""))
+	for _, f := range All() {
+		_, bound := f.(StoreBound)
+		require.Equal(t, Protocol(f) == StoreMySQL || Protocol(f) == StorePostgres, bound, "%s", f.Kind())
+	}
+	require.NoError(t, ValidStore(""))
+	require.NoError(t, ValidStore(StorePostgres))
+	require.ErrorContains(t, ValidStore("sqlite"), `store "sqlite": want "mysql" or "postgres" (empty means "mysql")`)
 }

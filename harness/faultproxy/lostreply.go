@@ -80,6 +80,20 @@ func (l *lostReply) fire(judge bool) *lostConn {
 	return c
 }
 
+// fireOnReply is fire for a dropper that decides alone, on the reply
+// itself (PostgreSQL's CommandComplete names the command it completes): it
+// draws the probability and counts the firing as lost at once.
+func (l *lostReply) fireOnReply() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.left <= 0 || l.prob < 1 && l.rng.Float64() >= l.prob {
+		return false
+	}
+	l.left--
+	l.fired++
+	return true
+}
+
 // claim is called by a dropper that saw a marker reply carrying token; it
 // returns the firing, or nil when the token is not this fault's.
 func (l *lostReply) claim(token []byte) *lostConn {

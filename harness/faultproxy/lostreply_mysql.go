@@ -30,3 +30,12 @@ func (f LostReplyMySQLCommit) Validate() error {
 func (f LostReplyMySQLCommit) apply(id string, seed int64) applied {
 	return applyLostReply(id, newLostReply(seed, once(f.Times), certain(f.Probability)), mysqlWatchToxicType, mysqlDropToxicType)
 }
+
+// OnStore is the lost COMMIT reply of store's protocol (StoreBound): on
+// PostgreSQL, LostReplyPostgresCommit with the same settings.
+func (f LostReplyMySQLCommit) OnStore(store string) Fault {
+	if store == StorePostgres {
+		return LostReplyPostgresCommit(f)
+	}
+	return f
+}

@@ -31,7 +31,7 @@ type mysqlAnswer struct {
 	sc     packetScanner
 	stage  int
 	token  string
-	reply  mysqlErrorReply
+	reply  []byte
 	sawRow bool
 	hold
 	quiet
@@ -97,7 +97,7 @@ func (a *mysqlAnswer) onDropped() {
 	case a.sawRow && len(p) > 0 && (p[0] == mysqlEOFHeader || p[0] == mysqlErrHeader):
 		a.discard()
 		a.stage, a.sawRow = answerPassing, false
-		a.emit(a.reply.packet())
+		a.emit(a.reply)
 		a.se.countAnswered()
 	}
 }

@@ -68,7 +68,57 @@ type commitHoldKind struct{}
 
 func (commitHoldKind) registry() *registry[commitHold] { return commitHolds }
 func (commitHoldKind) filter(s *commitHold) filter {
-	return &commitHoldFilter{ch: s, idx: -1}
+	return &commitHoldFilter{parking: parking{ch: s, idx: -1}}
+}
+
+// parking holds one COMMIT and everything its client sends after it for
+// the fault's hold, then passes the connection untouched: the part the
+// MySQL and PostgreSQL holders share.
+type parking struct {
+	ch     *commitHold
+	parked bool // a COMMIT is held: everything waits for the timer
+	done   bool // held and released: pass everything
+	idx    int
+	sig    chan struct{} // closed when the hold is over
+}
+
+// park takes one of the fault's holds for the COMMIT just read; false
+// when none is left.
+func (p *parking) park() bool {
+	i := p.ch.take(time.Now())
+	if i < 0 {
+		return false
+	}
+	p.idx, p.parked = i, true
+	sig := make(chan struct{})
+	p.sig = sig
+	time.AfterFunc(p.ch.hold, func() { close(sig) })
+	return true
+}
+
+// parkMode is the mode while parked or done, else scan's.
+func (p *parking) parkMode(scan scanMode) scanMode {
+	switch {
+	case p.parked:
+		return scanHold
+	case p.done:
+		return scanPass
+	}
+	return scan
+}
+
+func (p *parking) signal() <-chan struct{} {
+	if !p.parked {
+		return nil
+	}
+	return p.sig
+}
+
+func (p *parking) unpark() {
+	if p.parked {
+		p.parked, p.done = false, true
+		p.ch.release(p.idx, time.Now())
+	}
 }
 
 // commitHoldFilter finds COM_QUERY COMMIT packets in the client's stream,
@@ -77,46 +127,21 @@ func (commitHoldKind) filter(s *commitHold) filter {
 // hold; then it all goes on and the connection passes untouched. The
 // transaction's statements ran and keep their row locks meanwhile.
 type commitHoldFilter struct {
-	ch     *commitHold
-	parked bool // a COMMIT is held: everything waits for the timer
-	done   bool // held and released: pass everything
-	idx    int
-	sig    chan struct{} // closed when the hold is over
+	parking
 	mysqlCommands
 }
 
 func (w *commitHoldFilter) process(data []byte) []byte { return scanChunk(&w.hold, &w.sc, w, data) }
 
-func (w *commitHoldFilter) mode() scanMode {
-	switch {
-	case w.parked:
-		return scanHold
-	case w.done:
-		return scanPass
-	}
-	return w.mysqlCommands.mode()
-}
+func (w *commitHoldFilter) mode() scanMode { return w.parkMode(w.mysqlCommands.mode()) }
 
 func (w *commitHoldFilter) on(ev packetEvent) { w.onPacket(ev, w.ch.canHold, w.onCommand) }
 
 func (w *commitHoldFilter) onCommand(p []byte) {
-	if len(p) > 0 && p[0] == mysqlComQuery && isCommitQuery(string(p[1:])) {
-		if i := w.ch.take(time.Now()); i >= 0 {
-			w.idx, w.parked = i, true
-			sig := make(chan struct{})
-			w.sig = sig
-			time.AfterFunc(w.ch.hold, func() { close(sig) })
-			return
-		}
+	if len(p) > 0 && p[0] == mysqlComQuery && isCommitQuery(string(p[1:])) && w.park() {
+		return
 	}
 	w.release()
-}
-
-func (w *commitHoldFilter) signal() <-chan struct{} {
-	if !w.parked {
-		return nil
-	}
-	return w.sig
 }
 
 // wake ends the hold: the COMMIT and all after it go on.
@@ -124,13 +149,6 @@ func (w *commitHoldFilter) wake() []byte {
 	w.unpark()
 	out, _ := w.flushHeld()
 	return out
-}
-
-func (w *commitHoldFilter) unpark() {
-	if w.parked {
-		w.parked, w.done = false, true
-		w.ch.release(w.idx, time.Now())
-	}
 }
 
 func (w *commitHoldFilter) flush() ([]byte, bool) {

@@ -51,34 +51,32 @@ func (e mysqlErrorReply) packet() []byte {
 
 // sqlError is what one sql-error fault's two toxics share. The refuser
 // (upstream) replaces a share of the client's locking statements with a
-// marker query carrying a fresh token, so the statement never runs; the
-// answerer (downstream) replaces the marker's result set with the ERR
-// packet drawn for that token. Draws come from the fault's seeded
-// generator.
+// statement carrying a fresh token, so the statement never runs; the
+// answerer (downstream) replaces that statement's reply with the error
+// drawn for its token: an ERR packet on MySQL, an ErrorResponse on
+// PostgreSQL. Draws come from the fault's seeded generator.
 type sqlError struct {
-	mu      sync.Mutex
-	rng     *rand.Rand
-	prob    float64
-	pending map[string]mysqlErrorReply
+	mu       sync.Mutex
+	rng      *rand.Rand
+	prob     float64
+	postgres bool
+	pending  map[string][]byte // token -> the reply that answers it
 	refusals
 }
 
-func newSQLError(seed int64, prob float64) *sqlError {
-	return &sqlError{rng: rand.New(rand.NewSource(seed)), prob: prob, pending: map[string]mysqlErrorReply{}}
+func newSQLError(seed int64, prob float64, store string) *sqlError {
+	return &sqlError{rng: rand.New(rand.NewSource(seed)), prob: prob, postgres: store == StorePostgres, pending: map[string][]byte{}}
 }
 
 // fire draws whether a locking statement is refused and, if so, which
-// error answers it; it returns the marker token ("" to pass).
+// error answers it; it returns the token ("" to pass).
 func (s *sqlError) fire() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.prob < 1 && s.rng.Float64() >= s.prob {
 		return ""
 	}
-	reply := errLockDeadlock
-	if s.rng.Intn(2) == 1 {
-		reply = errLockWaitTimeout
-	}
+	reply := s.drawReply()
 	token := fmt.Sprintf("%s%016x", sqlErrorPrefix, s.rng.Uint64())
 	s.pending[token] = reply
 	s.countRefused()
@@ -91,8 +89,21 @@ func (s *sqlError) hasPending() bool {
 	return len(s.pending) > 0
 }
 
+// drawReply draws the error: on MySQL a deadlock or a lock wait timeout,
+// one in two; on PostgreSQL a deadlock, a serialization failure or a lock
+// timeout, one in three.
+func (s *sqlError) drawReply() []byte {
+	if s.postgres {
+		return []pgErrorReply{pgErrDeadlock, pgErrSerialization, pgErrLockTimeout}[s.rng.Intn(3)].response()
+	}
+	if s.rng.Intn(2) == 1 {
+		return errLockWaitTimeout.packet()
+	}
+	return errLockDeadlock.packet()
+}
+
 // claimIn returns the token found in payload and its error.
-func (s *sqlError) claimIn(payload []byte) (string, mysqlErrorReply, bool) {
+func (s *sqlError) claimIn(payload []byte) (string, []byte, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for tok, r := range s.pending {
@@ -101,7 +112,7 @@ func (s *sqlError) claimIn(payload []byte) (string, mysqlErrorReply, bool) {
 			return tok, r, true
 		}
 	}
-	return "", mysqlErrorReply{}, false
+	return "", nil, false
 }
 
 // sqlErrors holds every sql-error fault's shared state.

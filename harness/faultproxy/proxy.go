@@ -26,6 +26,9 @@ type Proxy struct {
 	upstream string
 	addr     string
 	tp       *toxiproxy.Proxy
+	// statements is the registry key of a PostgreSQL link's statements
+	// (pg_statements.go); empty on other links.
+	statements string
 
 	mu     sync.Mutex
 	faults map[string]*installed
@@ -67,6 +70,9 @@ func (p *Proxy) Add(f Fault) (string, error) {
 	}
 	id, seed := p.srv.newID(), p.srv.seed()
 	a := f.apply(id, seed)
+	if p.statements != "" {
+		withStatements(a.toxics, p.statements)
+	}
 	inst := &installed{kind: f.Kind(), state: a.state, release: a.release, down: a.down}
 	if inst.down {
 		p.down++
@@ -150,8 +156,8 @@ func (p *Proxy) Fired(id string) (int, error) {
 
 // Refused says, for a queue-error fault, how many commands it refused and
 // how many of their error replies reached the client with its message; for
-// a sql-error fault, how many statements it refused and how many ERR
-// packets it sent in their place.
+// a sql-error fault, how many statements it refused and how many errors
+// (ERR packets, ErrorResponses) it sent in their place.
 func (p *Proxy) Refused(id string) (refused, answered int, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -262,6 +268,7 @@ func (p *Proxy) close() error {
 	p.closed = true
 	err := p.healLocked()
 	p.tp.Stop()
+	pgStatementSets.unregister(p.statements)
 	return err
 }
 

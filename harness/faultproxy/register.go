@@ -24,6 +24,11 @@ func init() {
 	toxics.Register(commitHoldToxicType, new(filterToxic[commitHold, commitHoldKind]))
 	toxics.Register(mysqlRefuseToxicType, new(filterToxic[sqlError, mysqlRefuseKind]))
 	toxics.Register(mysqlAnswerToxicType, new(filterToxic[sqlError, mysqlAnswerKind]))
+	toxics.Register(pgDropToxicType, new(filterToxic[lostReply, pgDropKind]))
+	toxics.Register(pgCommitHoldToxicType, new(pgFilterToxic[commitHold, pgCommitHoldKind]))
+	toxics.Register(pgRefuseToxicType, new(pgFilterToxic[sqlError, pgRefuseKind]))
+	toxics.Register(pgStatementsToxicType, new(filterToxic[pgStatements, pgStatementsKind]))
+	toxics.Register(pgAnswerToxicType, new(filterToxic[sqlError, pgAnswerKind]))
 }
 
 // Compile-time checks of the optional toxic capabilities toxiproxy looks
@@ -32,5 +37,7 @@ var (
 	_ toxics.BufferedToxic = (*jitterToxic)(nil)
 	_ toxics.StatefulToxic = (*filterToxic[lostReply, redisWatchKind])(nil)
 	_ toxics.CleanupToxic  = (*filterToxic[lostReply, redisWatchKind])(nil)
+	_ toxics.StatefulToxic = (*pgFilterToxic[sqlError, pgRefuseKind])(nil)
+	_ toxics.CleanupToxic  = (*pgFilterToxic[sqlError, pgRefuseKind])(nil)
 	_ toxics.Toxic         = (*seededSlicer)(nil)
 )

@@ -44,7 +44,9 @@ func NewServer(rng *rand.Rand) *Server {
 
 // Link returns the proxy named name in front of upstream ("host:port"),
 // starting it on a free 127.0.0.1 port the first time. Asking again for
-// the same name and upstream returns the same proxy.
+// the same name and upstream returns the same proxy. A link whose
+// dependency (the name up to '/') is "postgres" follows its clients'
+// prepared statements from its first connection on (doc.go).
 func (s *Server) Link(name, upstream string) (*Proxy, error) {
 	if err := validateLinkName(name); err != nil {
 		return nil, err
@@ -64,10 +66,19 @@ func (s *Server) Link(name, upstream string) (*Proxy, error) {
 		return p, nil
 	}
 	tp := toxiproxy.NewProxy(s.api, name, "127.0.0.1:0", upstream)
+	var statements string
+	if isPostgresLink(name) {
+		key, err := followStatements(tp)
+		if err != nil {
+			return nil, fmt.Errorf("link %s: %w", name, err)
+		}
+		statements = key
+	}
 	if err := tp.Start(); err != nil {
+		pgStatementSets.unregister(statements)
 		return nil, fmt.Errorf("link %s: listen on 127.0.0.1: %w", name, err)
 	}
-	p := &Proxy{srv: s, name: name, upstream: upstream, addr: tp.Listen, tp: tp, faults: map[string]*installed{}}
+	p := &Proxy{srv: s, name: name, upstream: upstream, addr: tp.Listen, tp: tp, faults: map[string]*installed{}, statements: statements}
 	s.proxies[name] = p
 	return p, nil
 }

@@ -25,7 +25,8 @@ type Config struct {
 	// each slot's environment, which every restart of the slot gets.
 	Slots   []string
 	SlotEnv map[string]map[string]string
-	// Links are each slot's fault-proxy links, "mysql/d1" and "redis/d1".
+	// Links are each slot's fault-proxy links, "<store>/d1" ("mysql/d1")
+	// and "redis/d1".
 	Links        map[string]*faultproxy.Proxy
 	Env          env.Env // the servers, for RestartServer
 	Capabilities supervisor.Capabilities
@@ -72,7 +73,7 @@ func New(c Config) (*Nemesis, error) {
 		slots: append([]string(nil), c.Slots...), slotEnv: slotEnv, caps: c.Capabilities,
 		db: c.DB, obs: c.Observer, schema: c.Schema, progress: c.Progress,
 		prefix: c.Prefix, queues: append([]string(nil), c.Queues...), sink: c.Sink,
-		store: storeOr(c.Store), dialect: dialectOr(c.Dialect), history: c.History, writers: c.Writers,
+		store: storeDep(c.Store), dialect: dialectOr(c.Dialect), history: c.History, writers: c.Writers,
 	}, nil
 }
 
@@ -87,17 +88,29 @@ func (c Config) validate() error {
 	if len(c.Slots) == 0 {
 		errs = append(errs, errors.New("no slots"))
 	}
+	if err := faultproxy.ValidStore(c.Store); err != nil {
+		errs = append(errs, err)
+	}
 	for _, s := range c.Slots {
 		if _, ok := c.SlotEnv[s]; !ok {
 			errs = append(errs, fmt.Errorf("slot %s has no environment", s))
 		}
-		for _, dep := range []string{storeOr(c.Store), "redis"} {
+		for _, dep := range []string{storeDep(c.Store), "redis"} {
 			if c.Links[dep+"/"+s] == nil {
 				errs = append(errs, fmt.Errorf("slot %s has no %s link", s, dep))
 			}
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// storeDep is the dependency a store's links are named after ("" is
+// MySQL).
+func storeDep(store string) string {
+	if store == "" {
+		return faultproxy.StoreMySQL
+	}
+	return store
 }
 
 // Revive starts every slot that has no live instance, with the slot's own
@@ -118,14 +131,6 @@ func (n *Nemesis) Revive(ctx context.Context) error {
 // BullMQ, observe.SinkObserver for a stream or list sink).
 type CreationSource interface {
 	Subscribe(buffer int) *observe.Subscription
-}
-
-// storeOr is the store named s, MySQL when s is empty.
-func storeOr(s string) string {
-	if s == "" {
-		return "mysql"
-	}
-	return s
 }
 
 // dialectOr is d, MySQL's when d is the zero value.

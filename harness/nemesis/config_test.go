@@ -22,4 +22,10 @@ func TestNewSaysWhatIsMissing(t *testing.T) {
 	require.ErrorContains(t, err, "slot d2 has no environment")
 	require.ErrorContains(t, err, "slot d2 has no redis link")
 	require.NotContains(t, err.Error(), "slot d1")
+
+	_, err = New(Config{Store: "oracle"})
+	require.ErrorContains(t, err, `store "oracle": want "mysql" or "postgres"`)
+	_, err = New(Config{Store: faultproxy.StorePostgres, Slots: []string{"d1"}, SlotEnv: map[string]map[string]string{"d1": {}},
+		Links: map[string]*faultproxy.Proxy{"mysql/d1": {}, "redis/d1": {}}})
+	require.ErrorContains(t, err, "slot d1 has no postgres link", "a PostgreSQL run's links are named after its store")
 }

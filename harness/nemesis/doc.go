@@ -24,10 +24,14 @@
 //	pause-at          slot         point, nth, for. Start: before the armed
 //	                               restart; End: For plus Settle later.
 //	<network kind>    dep or       the fault proxy's kind (latency, blackhole,
-//	                  dep/instance lost-reply-redis-add, ...); for, and the
-//	                               fault's own parameters; fired (lost
-//	                               replies), refused and answered (queue and
-//	                               SQL errors) at the end.
+//	                  dep/instance lost-reply-redis-add, ...), as bound to the
+//	                               run's sink and store (lost-reply-mysql-commit
+//	                               is lost-reply-postgres-commit on a
+//	                               PostgreSQL run); for, and the fault's own
+//	                               parameters; fired (lost replies), refused
+//	                               and answered (queue and SQL errors) at the
+//	                               end. dep is the store ("mysql",
+//	                               "postgres") or "redis".
 //	server-restart    mysql|redis  down. Start: kill; End: started again.
 //
 // # Traps for black-box dispatchers
@@ -42,7 +46,7 @@
 // instance, its own claim. Without a locked_by column any job counts. On a
 // match:
 //   - the window trap (CrashWindow, TrapCrashes) SIGSTOPs the instance,
-//     blackholes its MySQL link, SIGKILLs it, heals the link, restarts the
+//     blackholes its database link, SIGKILLs it, heals the link, restarts the
 //     slot. TrapCrashes arms the instance running longest (a restarted one
 //     may still be booting), re-arming until the planned count has landed
 //     or its budget has passed, and stops early when a try saw no job
@@ -54,10 +58,10 @@
 //     lands or its deadline passes. Its Pause.While runs while the instance
 //     is stopped (mysql-restart restarts the server there).
 //   - the finalize trap (FinalizeTrap) holds the instance's next COMMIT on
-//     its MySQL link (faultproxy's commit-hold-mysql) for a span past its
-//     lease: the finalize's statements ran, its row locks outlive the lease
-//     while others recover and claim, as a pause at before-finalize-commit
-//     would. It re-arms until one hold lands (a COMMIT caught within
+//     its database link (faultproxy's commit-hold-mysql, bound to the
+//     store: commit-hold-postgres on PostgreSQL) for a span past its lease:
+//     the finalize's statements ran, its row locks outlive the lease while
+//     others recover and claim, as a pause at before-finalize-commit would. It re-arms until one hold lands (a COMMIT caught within
 //     commitWait of the hit) or its deadline passes.
 //
 // Fault records (faults.jsonl), one per landed trap or missed try:
@@ -69,7 +73,7 @@
 //	                               queue, bull_id, data_job_id (when read), source (hash,
 //	                               stream, wait, paused, prioritized, delayed, scan),
 //	                               seen (signal time), matched (hold confirmed), instance,
-//	                               slot, link ("mysql/<instance>"). Start: SIGSTOP; End:
+//	                               slot, link ("<store>/<slot>"). Start: SIGSTOP; End:
 //	                               after kill and heal.
 //	pause-trap        instance     as window-trap (no link), plus for (pause length).
 //	                               Start: SIGSTOP; End: after resume and settle.

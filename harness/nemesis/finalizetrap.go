@@ -24,7 +24,7 @@ const commitWait = 5 * time.Second
 // FinalizeTrap catches a black-box dispatcher inside its finalize, where a
 // crash point would pause it (before-finalize-commit): it arms the slot's
 // instance as the pause trap does and, when Redis shows a job created for an
-// event the instance holds, holds the next COMMIT on the instance's MySQL
+// event the instance holds, holds the next COMMIT on the instance's database
 // link for hold (past its lease). The finalize's statements have run, so
 // its row locks are held while its lease runs out and others recover and
 // claim around it; then the COMMIT goes on, and the schedule stays here for
@@ -44,12 +44,12 @@ func (n *Nemesis) FinalizeTrap(ctx context.Context, slot string, hold, settle, d
 // tryFinalizeHold is one armed try of the finalize trap: up to d for a hit,
 // then the hold on its COMMIT.
 func (n *Nemesis) tryFinalizeHold(ctx context.Context, slot string, hold, settle, d time.Duration) (tryResult, error) {
-	link := n.links["mysql/"+slot]
+	link := n.links[n.store+"/"+slot]
 	var holdID string
 	var armed time.Time
 	hit, instance, m, err := n.armForHit(ctx, slot, d, FaultFinalizeTrapMiss, func() string {
 		armed = time.Now().UTC()
-		id, err := link.Add(faultproxy.CommitHoldMySQL{Hold: hold})
+		id, err := link.Add(n.bind(faultproxy.CommitHoldMySQL{Hold: hold}))
 		if err != nil {
 			return "the instance's COMMIT could not be held: " + err.Error()
 		}
@@ -71,13 +71,13 @@ func (n *Nemesis) tryFinalizeHold(ctx context.Context, slot string, hold, settle
 // fault (a miss when no COMMIT came within commitWait); then it waits
 // settle.
 func (n *Nemesis) holdFinalize(ctx context.Context, slot, instance string, hit supervisor.Hit, holdID string, armed time.Time, settle time.Duration) (bool, error) {
-	link := n.links["mysql/"+slot]
+	link := n.links[n.store+"/"+slot]
 	defer func() { _ = link.Remove(holdID) }()
 	held, err := n.waitHeld(ctx, link, holdID)
 	if err != nil || held.At.IsZero() {
 		if ctx.Err() == nil {
-			why := fmt.Sprintf("no COMMIT came on the instance's MySQL link within %s of its add "+
-				"(a finalize outside a transaction holds no row locks to catch)", commitWait)
+			why := fmt.Sprintf("no COMMIT came on the instance's %s link within %s of its add "+
+				"(a finalize outside a transaction holds no row locks to catch)", storeTitle(n.store), commitWait)
 			n.rec.StartFault(history.Fault{Kind: FaultFinalizeTrapMiss, Target: instance, Start: armed, End: time.Now().UTC(),
 				Params: map[string]string{"slot": slot, "reason": why, "job": hit.Job}})
 		}
@@ -87,7 +87,7 @@ func (n *Nemesis) holdFinalize(ctx context.Context, slot, instance string, hit s
 	for k, v := range hit.Params {
 		params[k] = v
 	}
-	params["job"], params["slot"], params["link"] = hit.Job, slot, "mysql/"+slot
+	params["job"], params["slot"], params["link"] = hit.Job, slot, n.store+"/"+slot
 	params["held_at"], params["released"] = stamp(held.At), stamp(held.Released)
 	params["for"] = held.Released.Sub(held.At).Round(time.Millisecond).String()
 	n.rec.StartFault(history.Fault{Kind: FaultFinalizeTrap, Target: instance, Params: params, Start: armed, End: held.Released.UTC()})
@@ -113,6 +113,14 @@ func (n *Nemesis) waitHeld(ctx context.Context, link *faultproxy.Proxy, id strin
 			return faultproxy.HeldCommit{}, err
 		}
 	}
+}
+
+// storeTitle names a store for a person.
+func storeTitle(store string) string {
+	if store == faultproxy.StorePostgres {
+		return "PostgreSQL"
+	}
+	return "MySQL"
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

@@ -22,7 +22,7 @@ import (
 // history as a fault window with a start and an end.
 type Nemesis struct {
 	sup      *supervisor.Supervisor
-	links    map[string]*faultproxy.Proxy // "mysql/d1", "redis/d1"
+	links    map[string]*faultproxy.Proxy // "mysql/d1" (the store's), "redis/d1"
 	env      env.Env
 	rec      *history.Recorder
 	draws    *draws
@@ -41,6 +41,11 @@ type Nemesis struct {
 	writers  map[string]string // the history's accounts -> slots
 	queues   []string          // the run's queue allowlist
 }
+
+// Store is the dependency the run's database links are named after, its
+// store: "mysql" or "postgres". A schedule's network fault on the database
+// names it.
+func (n *Nemesis) Store() string { return n.store }
 
 // Queues lists the run's queues (the allowlist), in order.
 func (n *Nemesis) Queues() []string { return append([]string(nil), n.queues...) }
@@ -233,8 +238,10 @@ func (n *Nemesis) waitCrash(ctx context.Context, slot string, deadline time.Dura
 	}
 }
 
-// Network applies a network fault to one dependency ("mysql" or "redis") on
-// one slot's link, or on every slot's link when slot is "", for d.
+// Network applies a network fault to one dependency (the store, Store(),
+// or "redis") on one slot's link, or on every slot's link when slot is "",
+// for d. A fault that depends on the run's sink or store is bound to it
+// first (bind), and recorded as bound.
 func (n *Nemesis) Network(ctx context.Context, dep, slot string, f faultproxy.Fault, d time.Duration) error {
 	links, err := n.linksFor(dep, slot)
 	if err != nil {
@@ -249,9 +256,7 @@ func (n *Nemesis) Network(ctx context.Context, dep, slot string, f faultproxy.Fa
 	if f == nil {
 		return fmt.Errorf("network fault on %s: no fault given", dep)
 	}
-	if sb, ok := f.(faultproxy.SinkBound); ok {
-		f = sb.OnSink(n.sink)
-	}
+	f = n.bind(f)
 	params := f.Params()
 	params["for"] = d.String()
 	id := n.rec.StartFault(history.Fault{Kind: string(f.Kind()), Target: target, Params: params, Start: time.Now().UTC()})
@@ -287,6 +292,17 @@ func (n *Nemesis) Network(ctx context.Context, dep, slot string, f faultproxy.Fa
 		ids = append(ids, added{p, aid})
 	}
 	return n.Sleep(ctx, d)
+}
+
+// bind hands a fault the run's sink (SinkBound) and store (StoreBound).
+func (n *Nemesis) bind(f faultproxy.Fault) faultproxy.Fault {
+	if sb, ok := f.(faultproxy.SinkBound); ok {
+		f = sb.OnSink(n.sink)
+	}
+	if sb, ok := f.(faultproxy.StoreBound); ok {
+		f = sb.OnStore(n.store)
+	}
+	return f
 }
 
 func (n *Nemesis) linksFor(dep, slot string) ([]*faultproxy.Proxy, error) {

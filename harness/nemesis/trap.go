@@ -36,7 +36,7 @@ const (
 // markPublished, then restarts it. A dispatcher with crash points crashes at
 // after-enqueue on its nth batch; a black-box dispatcher is trapped from
 // outside: when Redis shows a job created for an event the instance holds,
-// its MySQL link is blackholed, the process SIGKILLed, the link healed.
+// its database link is blackholed, the process SIGKILLed, the link healed.
 func (n *Nemesis) CrashWindow(ctx context.Context, slot string, nth int, deadline time.Duration) error {
 	if n.caps.CrashPoints {
 		return n.CrashAt(ctx, slot, "after-enqueue", nth, deadline)
@@ -102,7 +102,7 @@ func (n *Nemesis) trapWindow(ctx context.Context, slot string, deadline time.Dur
 	if n.obs == nil {
 		return tryResult{}, fmt.Errorf("window trap %s: no Redis observer to signal job creations", slot)
 	}
-	link := n.links["mysql/"+slot]
+	link := n.links[n.store+"/"+slot]
 	a, err := n.arm(slot)
 	if err != nil {
 		return tryResult{}, fmt.Errorf("window trap %s: %w", slot, err)

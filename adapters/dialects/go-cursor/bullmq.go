@@ -10,7 +10,7 @@ import (
 )
 
 // enqueue is this relay's BullMQ-compatible add of one job under a custom
-// id, written from the facts of shared/bullmq-wire.md. An id whose job hash
+// id, written from the facts of docs/bullmq.md. An id whose job hash
 // exists is a duplicate: a "duplicated" event and nothing else changes, so
 // a re-publish after a crash is a no-op while the job is there. A new id
 // gets its hash, an "added" event, the wait list (the paused list while the

@@ -10,7 +10,7 @@ import (
 )
 
 // settings is what the relay runs with: the contract's variables
-// (shared/contract.md section 3) and the planted bug, if any.
+// (docs/contract.md §3) and the planted bug, if any.
 type settings struct {
 	dsn, redisURL string
 	topics        []string // OUTBOX_QUEUES: the streams a row's topic may name
@@ -50,7 +50,7 @@ func (p *envParser) fail(format string, args ...any) {
 func (p *envParser) required(name string) string {
 	v := strings.TrimSpace(p.lookup(name))
 	if v == "" {
-		p.fail("%s is required (set it to the value contract.md section 3 describes)", name)
+		p.fail("%s is required (set it to the value docs/contract.md §3 describes)", name)
 	}
 	return v
 }
