@@ -24,6 +24,11 @@ const BURY = `INSERT INTO relay_dead_letters (outbox_id, payload, reason, failed
   SELECT id, payload, ?, NOW(6) FROM relay_outbox WHERE id = ? AND lease_owner = ?`;
 const RELEASE = 'UPDATE relay_outbox SET lease_owner = NULL, lease_until = NULL, last_error = ? WHERE id IN (?) AND lease_owner = ?';
 
+// A write chosen as a deadlock victim (1213) or timed out waiting for a lock
+// (1205) was rolled back whole: it is tried again, up to WRITE_TRIES times.
+const ROLLED_BACK = new Set([1213, 1205]);
+const WRITE_TRIES = 3;
+
 class Store {
   constructor(cfg, log) {
     this.owner = cfg.owner;
@@ -58,34 +63,46 @@ class Store {
   // remove deletes a row this relay still holds; false when its lease was
   // taken over (the row is someone else's now).
   async remove(id) {
-    const [res] = await this.pool.query({ sql: REMOVE, timeout: this.timeoutMs }, [id, this.owner]);
+    const [res] = await this.write(() => this.pool.query({ sql: REMOVE, timeout: this.timeoutMs }, [id, this.owner]));
     return res.affectedRows === 1;
   }
 
   // retry records a transient failure: one more attempt, the next one not
   // before delayMs from now, the lease given up.
   async retry(id, reason, delayMs) {
-    const [res] = await this.pool.query({ sql: RETRY, timeout: this.timeoutMs }, [reason, Math.round(delayMs * 1000), id, this.owner]);
+    const [res] = await this.write(() => this.pool.query({ sql: RETRY, timeout: this.timeoutMs }, [reason, Math.round(delayMs * 1000), id, this.owner]));
     return res.affectedRows === 1;
   }
 
   // bury moves a row this relay holds to the dead-letter table and deletes
   // it, in one transaction; false when its lease was taken over.
   async bury(id, reason) {
-    return this.inTransaction(async (c) => {
+    return this.write(() => this.inTransaction(async (c) => {
       const [ins] = await c.query({ sql: BURY, timeout: this.timeoutMs }, [reason, id, this.owner]);
       if (ins.affectedRows !== 1) return false;
       const [del] = await c.query({ sql: REMOVE, timeout: this.timeoutMs }, [id, this.owner]);
       if (del.affectedRows !== 1) throw new Error(`dead-letter ${id}: the row changed hands inside the transaction`);
       return true;
-    });
+    }));
   }
 
   // release gives the leases on ids back before they run out, with why.
   async release(ids, why) {
     if (ids.length === 0) return 0;
-    const [res] = await this.pool.query({ sql: RELEASE, timeout: this.timeoutMs }, [why, ids, this.owner]);
+    const [res] = await this.write(() => this.pool.query({ sql: RELEASE, timeout: this.timeoutMs }, [why, ids, this.owner]));
     return res.affectedRows;
+  }
+
+  // write runs op, again when the database rolled it back for a lock.
+  async write(op) {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await op();
+      } catch (err) {
+        if (!ROLLED_BACK.has(err.errno) || tries >= WRITE_TRIES) throw err;
+        this.log(`${err.message}: trying again`);
+      }
+    }
   }
 
   // inTransaction runs fn on one connection inside a transaction; a failed
