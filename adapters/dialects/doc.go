@@ -5,7 +5,10 @@
 // trained on the reference's own habits could misread. They are plugged in
 // as black boxes: a manifest with `schema: reference`, `pass_contract_env:
 // true` and no crash points, so the harness sees them only through the
-// database, Redis and the processes it runs.
+// database, Redis and the processes it runs. The dialects of issue 22
+// (shapedDialects in dialects_test.go) are black boxes too, each with an
+// outbox of its own shape: its schema.sql, and the states, sink and
+// delivery of its manifest; each is run in its own <name>_test.go.
 //
 // Each dialect lives in adapters/dialects/<name>/ with its own code (a main
 // package for Go, a package.json for Node.js), a doc.go or README stating its
@@ -46,6 +49,11 @@
 //	                                   ttl: OUTBOX_DEDUPE_TTL, 168h}) keeps a re-add a   opts.deduplication; a turned-away add
 //	                                   no-op after the consumer removed the job;         writes "deduplicated", not "added"
 //	                                   releases write 'released: ...'
+//	node-delete               Node.js  issue 22's delete-on-publish shape: no status,    one JSON element {id, topic, payload} LPUSHed
+//	                                   lease_owner/lease_until (claimed while            on the list named by the row's topic (a
+//	                                   lease_until > NOW(6)), the row deleted after its  redis-list sink; at-least-once: a re-push
+//	                                   push, failures moved to relay_dead_letters; its   carries the outbox id again)
+//	                                   own schema.sql and manifest (node-delete_test.go)
 //
 // # Planted bugs
 //
@@ -74,10 +82,22 @@
 //	node-attempts-at-failure  recovery-overwrites-finalized  recovery-overwrites-finalized  I5  zombie
 //	node-dedupe               short-dedupe-ttl               (issue 13: dedupe ttl shorter  I1  dedupe-horizon
 //	                                                         than the crash window)
+//	node-delete               delete-before-publish          (issue 22: the row deleted,    I3  queue-error (**)
+//	                                                         then pushed)
+//	node-delete               new-id-on-republish            (issue 22: a re-push under a   I1  crash-window
+//	                                                         fresh uuid, at-least-once)
 //
 // (*) with the consumer leaving the jobs rows created, as crash-window does:
 // otherwise a retry after the lost reply often finds its job already run,
 // and closes the event with no re-add, as the contract says it should.
+//
+// (**) a refused push after the delete loses the message: the row is gone
+// (published, for the model) and the list never had it. A crash between
+// the two would lose it too, but crash-window and lease-expiry come out
+// unknown for it (their traps did not land): the window trap kills an
+// instance when its push shows up while it still holds the row, and a
+// relay that deleted first holds nothing by then. I2 passes it: a deleted
+// row is a published event; only I3 compares the outbox with the list.
 //
 // The scenarios differ from the mutant catalog's where a black box needs
 // another: mark-before-enqueue is caught in crash-points by a crash point a
