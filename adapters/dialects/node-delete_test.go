@@ -23,7 +23,7 @@ const nodeDelete = "node-delete"
 // killed between the two, the row taken over and pushed again under the
 // same id, I1 at-least-once and I8) and the dead letters (queue-error:
 // backoff and bounded attempts, I6 and I7).
-var nodeDeleteSubset = []sized{{"baseline", 200}, {"crash-window", 400}, {"queue-error", 300}}
+var nodeDeleteSubset = []sized{{"baseline", 200}, {"crash-window", 800}, {"queue-error", 300}}
 
 // nodeDeletePlants are node-delete's planted bugs, each with the scenario
 // that catches it and the invariant that fails. delete-before-publish loses
