@@ -54,8 +54,11 @@ class Relay {
   // it claimed. Nothing is claimed while Redis is not ready.
   async round() {
     if (!this.broker.ready()) return 0;
-    const rows = await this.store.claim(this.cfg.batch);
+    // The lease starts on the database clock somewhere inside the claim:
+    // timed from before it, it is never thought longer than it is, however
+    // late the claim's COMMIT comes back.
     const leasedAt = performance.now();
+    const rows = await this.store.claim(this.cfg.batch);
     const held = new Set(rows.map((r) => r.id));
     let why = 'released: lease nearly over';
     try {
