@@ -12,7 +12,7 @@
 //   - Spec(instance): how to start one instance as an operating-system
 //     process: executable, arguments, working directory and the FULL
 //     environment. The instance carries the contract's variables
-//     (contract.md section 3: OUTBOX_MYSQL_DSN, OUTBOX_MYSQL_URL,
+//     (docs/contract.md §3: OUTBOX_MYSQL_DSN, OUTBOX_MYSQL_URL,
 //     OUTBOX_REDIS_URL, OUTBOX_QUEUES, OUTBOX_INSTANCE_ID, OUTBOX_BULL_PREFIX
 //     and the tuning variables), already pointing at the fault proxy; the
 //     adapter passes them through or maps them to its own flags or config.

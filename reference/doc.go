@@ -1,5 +1,5 @@
 // Package reference is the reference outbox dispatcher: it moves rows of the
-// contract's outbox_events table (contract.md, section 1) to BullMQ queues in
+// contract's outbox_events table (docs/contract.md §1) to BullMQ queues in
 // Redis, one job per ai_jobs row, and closes each event as published,
 // failed, or pending again for a retry. The binary is reference/cmd/dispatcher;
 // the BullMQ producer is package reference/bullmq; the crash points are

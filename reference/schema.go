@@ -2,7 +2,7 @@ package reference
 
 import "github.com/outboxchaos/outboxchaos/harness/contract"
 
-// SchemaSQL is the contract's reference schema (contract.md section 1); it
+// SchemaSQL is the contract's reference schema (docs/contract.md §1); it
 // lives on the contract's side, which the harness shares.
 var SchemaSQL = contract.SchemaSQL
 

@@ -243,7 +243,7 @@ func failSeveralResults(b *runBuilder) []check.Result {
 	})
 	r[3] = failed("I4", "1 poison event retried", check.Violation{
 		EventID: 31, JobID: "job-0031", Instances: []string{"d1", "d2"},
-		Rule:    "contract §2 step 6: a permanent failure is failed at once, with the reason in last_error, no BullMQ job and no retry",
+		Rule:    "docs/contract.md §2 step 6: a permanent failure is failed at once, with the reason in last_error, no BullMQ job and no retry",
 		Summary: `Poison event 31 (unknown event type "ai.job.reindex") was put back to pending twice with that permanent reason and failed only on attempt 3; it should have failed on its first attempt.`,
 		Steps: []check.Line{
 			step(b, 1720, "mysql", "d1 claimed event 31 (attempt 1)"),

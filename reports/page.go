@@ -339,6 +339,8 @@ func sourceClass(s string) string {
 	switch s {
 	case "mysql", "redis", "consumer", "fault", "process", "workload":
 		return s
+	case "postgres":
+		return "mysql" // the database's lane, whichever store
 	}
 	return "other"
 }

@@ -25,7 +25,7 @@ import (
 // memory-owner-recovery) are caught in TestMutantsAreCaughtByTheirInvariant:
 // the reference and the bug-free base ride out two SIGKILLs of the private
 // mariadbd, the second with d1 paused across it, and every valid event is
-// still published, each job created once. About 20 s each.
+// still published, each job created once.
 func TestReferenceAndBaseRideOutAMySQLRestart(t *testing.T) {
 	e := endToEnd(t)
 	base, err := mutants.BaseAdapter()

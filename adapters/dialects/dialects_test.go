@@ -2,11 +2,9 @@ package dialects_test
 
 import (
 	"context"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,14 +28,6 @@ var goDialects = []string{"go-reason", "go-nolock", "go-cas", "go-single"}
 // nodeDialects are the Node.js dialects (doc.go's table); their tests skip
 // when node, npm or the dialect's node_modules (`make node-deps`) are missing.
 var nodeDialects = []string{"node-owner-round", "node-attempts-at-failure", "node-dedupe"}
-
-// shapedDialects are the dialects whose outbox has a shape of its own
-// (issue 22: no status column, no jobs table, a sink other than BullMQ),
-// each with its planted bugs. Each is run in its own <name>_test.go, which
-// checks its shape; the tests here check what every dialect shares.
-var shapedDialects = map[string][]string{
-	"node-delete": {"delete-before-publish", "new-id-on-republish"},
-}
 
 type sized struct {
 	scenario string
@@ -87,6 +77,11 @@ func needNode(t *testing.T, d string) {
 		t.Skipf("%s has no node_modules: run `make node-deps` (npm ci in adapters/dialects/%s)", d, d)
 	}
 }
+
+// shapedDialects are the dialects of issue 22 whose outbox has a shape of
+// its own (not schema: reference), each tested by its own file
+// (<name>_test.go), with how many planted bugs it has.
+var shapedDialects = map[string]int{timestamps: len(timestampsPlants), nodeDelete: len(nodeDeletePlants)}
 
 // allDialects are the Go and then the Node.js dialects.
 func allDialects() []string { return append(append([]string{}, goDialects...), nodeDialects...) }
@@ -154,14 +149,15 @@ func TestManifestsLoadAsBlackBoxes(t *testing.T) {
 	require.NoError(t, err)
 	shaped := 0
 	for _, bugs := range shapedDialects {
-		shaped += 1 + len(bugs)
+		shaped += 1 + bugs
 	}
 	require.Len(t, paths, len(goDialects)+len(nodeDialects)+len(plants)+len(clockPlants)+shaped)
 	for _, p := range paths {
-		a := load(t, p)
-		if _, ok := shapedDialects[filepath.Dir(p)]; !ok {
-			require.Equal(t, schema.Reference(), a.Schema(), p)
+		if _, ok := shapedDialects[filepath.Dir(p)]; ok {
+			continue // its own test file checks its shape
 		}
+		a := load(t, p)
+		require.Equal(t, schema.Reference(), a.Schema(), p)
 		c := a.Capabilities()
 		require.False(t, c.CrashPoints, "%s: a dialect is a black box, no crash points", p)
 		require.True(t, c.GracefulTerm, p)
@@ -169,11 +165,6 @@ func TestManifestsLoadAsBlackBoxes(t *testing.T) {
 	for _, p := range plants {
 		a := load(t, filepath.Join(p.dialect, "manifest-"+p.bug+".yaml"))
 		require.Equal(t, p.dialect+"-"+p.bug, a.Name())
-	}
-	for d, bugs := range shapedDialects {
-		for _, bug := range bugs {
-			require.Equal(t, d+"-"+bug, load(t, filepath.Join(d, "manifest-"+bug+".yaml")).Name())
-		}
 	}
 }
 
@@ -226,7 +217,7 @@ func TestConfigErrorsAreOneLine(t *testing.T) {
 		"OUTBOX_POLL_INTERVAL=often": "OUTBOX_POLL_INTERVAL",
 	}
 	bin := t.TempDir()
-	for _, d := range append(allDialects(), slices.Sorted(maps.Keys(shapedDialects))...) {
+	for _, d := range allDialects() {
 		t.Run(d, func(t *testing.T) {
 			needNode(t, d)
 			requireOneLineErrors(t, bin, d, good, bad)

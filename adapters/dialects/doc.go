@@ -1,6 +1,6 @@
 // Package dialects is a corpus of small, correct outbox dispatchers written
 // independently of the reference and of the mutant base (issue 10, "A dialect
-// corpus that proves it"). Each one follows shared/contract.md fully, and
+// corpus that proves it"). Each one follows docs/contract.md fully, and
 // each takes a convention that real dispatchers use and that a harness
 // trained on the reference's own habits could misread. They are plugged in
 // as black boxes: a manifest with `schema: reference`, `pass_contract_env:
@@ -49,6 +49,10 @@
 //	                                   ttl: OUTBOX_DEDUPE_TTL, 168h}) keeps a re-add a   opts.deduplication; a turned-away add
 //	                                   no-op after the consumer removed the job;         writes "deduplicated", not "added"
 //	                                   releases write 'released: ...'
+//	go-timestamps             Go       no status column (issue 22): processed_at,        XADD <topic> * outbox_id <uuid> data <payload>,
+//	                                   abandoned_at, locked_until (the lease, and the    one pipeline per batch; at-least-once: a
+//	                                   next try after a failure), started/finished       re-publish carries the row's uuid again
+//	                                   attempts; claim fenced by started_attempts
 //	node-delete               Node.js  issue 22's delete-on-publish shape: no status,    one JSON element {id, topic, payload} LPUSHed
 //	                                   lease_owner/lease_until (claimed while            on the list named by the row's topic (a
 //	                                   lease_until > NOW(6)), the row deleted after its  redis-list sink; at-least-once: a re-push
@@ -82,6 +86,10 @@
 //	node-attempts-at-failure  recovery-overwrites-finalized  recovery-overwrites-finalized  I5  zombie
 //	node-dedupe               short-dedupe-ttl               (issue 13: dedupe ttl shorter  I1  dedupe-horizon
 //	                                                         than the crash window)
+//	go-timestamps             recovery-ignores-processed     (issue 22: the claim forgets   I5  baseline
+//	                                                         processed_at IS NULL)
+//	go-timestamps             new-id-on-republish            (issue 22: a re-publish mints  I1  crash-window
+//	                                                         a fresh message id)
 //	node-delete               delete-before-publish          (issue 22: the row deleted,    I3  queue-error (**)
 //	                                                         then pushed)
 //	node-delete               new-id-on-republish            (issue 22: a re-push under a   I1  crash-window
@@ -134,7 +142,8 @@
 // nothing to check. It then runs every
 // planted bug in its scenario and requires its invariant not to pass: a
 // fail, or unknown when the fault that exposes it did not land. Both are
-// skipped with -short.
+// skipped with -short. go-timestamps, whose manifest describes its own shape,
+// has its own go-timestamps_test.go (its subset requires a pass verdict).
 //
 // # What the dialects found in the harness
 //

@@ -43,7 +43,8 @@ var nodeDeletePlants = []struct {
 
 // TestNodeDeleteManifestDescribesItsShape reads the manifest into the
 // model the checkers judge: no status, a deletion that publishes, a
-// dead-letter table, leases, a Redis list sink, at-least-once.
+// dead-letter table, leases, a Redis list sink, at-least-once; and each
+// plant's manifest by its name, a black box like its dialect's.
 func TestNodeDeleteManifestDescribesItsShape(t *testing.T) {
 	a := load(t, filepath.Join(nodeDelete, "manifest.yaml"))
 	m := a.Schema()
@@ -56,11 +57,41 @@ func TestNodeDeleteManifestDescribesItsShape(t *testing.T) {
 	caps := model.Caps(m, a.SinkKind(), a.Delivery())
 	require.Equal(t, []string{history.LackJobs, history.LackPoison}, caps.Lacks, "claims, leases, attempts, backoff and failed are all there")
 
-	var bugs []string
-	for _, p := range nodeDeletePlants {
-		bugs = append(bugs, p.bug)
+	for _, name := range append([]string{"manifest.yaml"}, nodeDeletePlantManifests()...) {
+		a := load(t, filepath.Join(nodeDelete, name))
+		c := a.Capabilities()
+		require.False(t, c.CrashPoints, "%s: a black box", name)
+		require.True(t, c.GracefulTerm, name)
 	}
-	require.Equal(t, shapedDialects[nodeDelete], bugs, "the plants tested here are those dialects_test.go lists")
+	for _, p := range nodeDeletePlants {
+		require.Equal(t, nodeDelete+"-"+p.bug, load(t, filepath.Join(nodeDelete, "manifest-"+p.bug+".yaml")).Name())
+	}
+}
+
+func nodeDeletePlantManifests() []string {
+	var out []string
+	for _, p := range nodeDeletePlants {
+		out = append(out, "manifest-"+p.bug+".yaml")
+	}
+	return out
+}
+
+// TestNodeDeleteConfigErrorsAreOneLine: a bad setting exits 2 at once with
+// one line naming it.
+func TestNodeDeleteConfigErrorsAreOneLine(t *testing.T) {
+	needNode(t, nodeDelete)
+	good := []string{"OUTBOX_MYSQL_URL=mysql://root:@127.0.0.1:1/outbox", "OUTBOX_REDIS_URL=redis://127.0.0.1:1/0",
+		"OUTBOX_QUEUES=orders,notifications", "OUTBOX_INSTANCE_ID=d1"}
+	bad := map[string]string{
+		"OUTBOX_LEASE=forever":       "OUTBOX_LEASE",
+		"OUTBOX_MAX_ATTEMPTS=-1":     "OUTBOX_MAX_ATTEMPTS",
+		"OUTBOX_BATCH_SIZE=0":        "OUTBOX_BATCH_SIZE",
+		"OUTBOXCHAOS_PLANT=no-such":  "OUTBOXCHAOS_PLANT",
+		"OUTBOX_POLL_INTERVAL=often": "OUTBOX_POLL_INTERVAL",
+		"OUTBOX_QUEUES=,":            "OUTBOX_QUEUES",
+		"OUTBOX_MYSQL_URL=":          "OUTBOX_MYSQL_URL",
+	}
+	requireOneLineErrors(t, t.TempDir(), nodeDelete, good, bad)
 }
 
 // TestNodeDeleteKeepsTheContract runs node-delete through its subset as a

@@ -59,8 +59,8 @@ func newDirectRun(t *testing.T, a supervisor.Adapter) *directRun {
 	return r
 }
 
-// contractEnv is contract.md section 3's environment, pointing straight at
-// the servers.
+// contractEnv is the environment of docs/contract.md §3, pointing straight
+// at the servers.
 func contractEnv(t *testing.T, dsn, redisURL string) map[string]string {
 	cfg, err := mysql.ParseDSN(dsn)
 	require.NoError(t, err)

@@ -22,12 +22,12 @@ type example struct {
 	events   map[string]int // longer runs than the catalog's, by scenario
 }
 
-// examples lists the example dispatchers. A Node.js instance boots for 2-3 s
-// before its first claim on a loaded machine (3.3 s seen), while the load
-// starts at once: with the catalog's sizes the first MySQL restart (1 s into
-// the load) came before it claimed anything and the second (about 6 s in)
-// after every event was final, so nothing was in flight at either and the
-// run was rightly unknown ("0 events failed or waited inside the outage").
+// examples lists the example dispatchers. A Node.js instance boots for
+// seconds before its first claim on a loaded machine, while the load starts
+// at once: with the catalog's sizes the first MySQL restart can come before
+// it claimed anything and the second after every event was final, so that
+// nothing is in flight at either and the run is rightly unknown ("0 events
+// failed or waited inside the outage"; docs/findings.md has the times seen).
 // Its runs are longer, so that the load outlasts its boot and both faults.
 func examples() []example {
 	return []example{
@@ -47,12 +47,11 @@ func examples() []example {
 // statements to land on a loaded machine), and requires a pass: every invariant held,
 // every landing requirement met (the fault did what it is for), no valid
 // event failed, and in mysql-restart both restarts ran. Clock-skew has its
-// own tests (clockskew_test.go). About 10-15 s per run.
+// own tests (clockskew_test.go).
 //
 // It is the test that caught the Node.js example's claim waiting on the
 // producer's open transactions (its by-id statements went through the
-// status index): commit-order-gaps came out unknown, 0 held events
-// committed behind a higher claimed id, with seed 2.
+// status index: docs/findings.md).
 func TestExamplesPassTheNewScenarios(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end runs are skipped with -short")

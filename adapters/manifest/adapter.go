@@ -37,6 +37,7 @@ type Adapter struct {
 	queues       []string
 	sink         sink.Config
 	delivery     string
+	store        string           // "mysql" or "postgres"
 	producer     *producerCommand // nil: the harness's own producer
 
 	mu      sync.Mutex // held during Prepare

@@ -84,9 +84,32 @@
 //     harness/schema.Mapping. The harness applies the DDL to a fresh
 //     database, installs its history triggers on the two tables, and writes
 //     and reads rows through the mapping.
-//   - sink (optional): prefix and queues. Empty means the harness picks
-//     (bull; ai-default, ai-bulk); either way the values reach the process as
-//     OUTBOX_BULL_PREFIX and OUTBOX_QUEUES (Prefix and Queues expose them).
+//   - schema may also describe another outbox shape (docs/shapes.md): an
+//     optional jobs section (with job_status) and, instead of outbox.status
+//     and outbox_status, states: published (a SQL predicate over the row),
+//     deleted (published or failed), cursor {table, column, group_column,
+//     group}, failed (a predicate), dead_letter {table, id}, claimed (a
+//     predicate); outbox.message_id, outbox.topic and outbox.constants
+//     (values the harness's producer writes). The outbox id's type (an
+//     AUTO_INCREMENT integer, a uuid in CHAR/VARCHAR, a BINARY(16) uuid) is
+//     read from the DDL. A state predicate must name a column of the outbox
+//     and hold no comment or ';'; the database runs it when the triggers are
+//     installed, so one it refuses is a setup error naming the key.
+//   - store (optional): mysql (the default; MySQL or MariaDB) or postgres.
+//   - sink (optional): kind (bullmq, the default; redis-stream; redis-list),
+//     prefix (BullMQ only) and queues (BullMQ queues, or the stream or list
+//     keys). Empty means the harness picks (bull; ai-default, ai-bulk);
+//     either way the values reach the process as OUTBOX_BULL_PREFIX and
+//     OUTBOX_QUEUES (Prefix and Queues expose them). For a stream or a list:
+//     message_id (the entry field, or the element's JSON key, holding the
+//     message id), payload (where the payload is) and, for a list, push
+//     (left, the default, for LPUSH; right for RPUSH).
+//   - delivery (optional): exactly-once-effect (the default) or
+//     at-least-once (I1 allows duplicates under the message's own id).
+//   - producer (optional): command, args, dir, env: the team's own write
+//     path (workload.CommandProducer's protocol), run straight against the
+//     servers with the contract's variables; args and env are templates as
+//     start's.
 //   - capabilities (optional; all off by default): tuning lists the
 //     contract tuning variables the dispatcher honours (checkers derive
 //     bounds only from those), crash_points and graceful_term as in

@@ -25,6 +25,7 @@ type rawManifest struct {
 	Capabilities supervisor.Capabilities `yaml:"capabilities"`
 	Conventions  rawConventions          `yaml:"conventions"`
 	Delivery     string                  `yaml:"delivery"`
+	Store        string                  `yaml:"store"`
 	Producer     *rawProducer            `yaml:"producer"`
 }
 
@@ -185,6 +186,7 @@ func (l *loader) adapter() *Adapter {
 	a.prefix, a.queues = l.sink(r.Sink)
 	a.sink = l.sinkShape(r.Sink)
 	a.delivery = l.delivery(r.Delivery)
+	a.store = l.storeName(r.Store)
 	if r.Producer != nil {
 		a.producer = l.producer(r.Producer, r.Build != nil)
 	}

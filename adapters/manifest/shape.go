@@ -108,6 +108,21 @@ func (a *Adapter) ProducerSpec(contract map[string]string) (spec supervisor.Spec
 		Env: supervisor.HarnessEnviron(env)}, true, nil
 }
 
+// storeName checks the store the outbox lives in.
+func (l *loader) storeName(s string) string {
+	switch s {
+	case "", "mysql", "mariadb":
+		return "mysql"
+	case "postgres", "postgresql":
+		return "postgres"
+	}
+	l.ps.add("store", "use mysql (MySQL or MariaDB, the default) or postgres", "store %q is not known", s)
+	return "mysql"
+}
+
+// StoreName is the store the outbox lives in: "mysql" or "postgres".
+func (a *Adapter) StoreName() string { return a.store }
+
 // SinkKind is the sink's kind (history.SinkBullMQ, SinkStream, SinkList).
 func (a *Adapter) SinkKind() string { return a.sink.Kind }
 

@@ -17,10 +17,10 @@ const (
 )
 
 // ContractVariables lists every contract variable an instance may receive
-// (contract.md section 3, plus the crash-point variables).
+// (docs/contract.md §3, plus the crash-point variables).
 func ContractVariables() []string {
 	out := []string{
-		"OUTBOX_MYSQL_DSN", "OUTBOX_MYSQL_URL", "OUTBOX_REDIS_URL", "OUTBOX_QUEUES",
+		"OUTBOX_MYSQL_DSN", "OUTBOX_MYSQL_URL", "OUTBOX_POSTGRES_URL", "OUTBOX_POSTGRES_DSN", "OUTBOX_REDIS_URL", "OUTBOX_QUEUES",
 		supervisor.EnvInstanceID, "OUTBOX_BULL_PREFIX",
 	}
 	out = append(out, supervisor.TuningVariables()...)

@@ -121,7 +121,7 @@ func (s *servers) dropCase(c *caseDB) error {
 	return cerr
 }
 
-// contractEnv is contract.md section 3's environment for the case,
+// contractEnv is the environment of docs/contract.md §3 for the case,
 // pointing straight at the servers: the benchmark injects no faults.
 func (s *servers) contractEnv(c *caseDB, cfg Config) map[string]string {
 	u := url.URL{Scheme: "mysql", Host: s.maria.Addr(), Path: "/" + c.name, User: url.User("root")}

@@ -84,7 +84,12 @@ func loadStored(t *testing.T, name string) history.Run {
 	return run
 }
 
-func letter(v Verdict) string { return strings.ToUpper(string(v)[:1]) }
+func letter(v Verdict) string {
+	if v == NotApplicable {
+		return "A" // N is not exercised
+	}
+	return strings.ToUpper(string(v)[:1])
+}
 
 // letters is each result's verdict as one letter, in order.
 func letters(results []Result) string {
@@ -276,7 +281,7 @@ func TestPoisonLeftPending(t *testing.T) {
 	long := b.finish(100, 12000, true)
 	r := Check(I4, long)
 	require.Equal(t, Fail, r.Verdict)
-	require.Contains(t, r.Violations[0].Summary, "Poison event 1 (illegal-job-id) was still pending at the end instead of failed: contract section 2 step 2")
+	require.Contains(t, r.Violations[0].Summary, "Poison event 1 (illegal-job-id) was still pending at the end instead of failed: docs/contract.md §2 step 2")
 	short := long
 	short.Meta.Ended = ms(1000)
 	require.Equal(t, Unknown, Check(I4, short).Verdict)

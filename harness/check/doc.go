@@ -118,5 +118,5 @@
 // share an event or a job into one finding per cause, so that one bug that
 // breaks I2, I3 and I7 on 17 events is told once, with a headline; the
 // grouping rules are its doc comment. A violation may name the rule of
-// contract.md it rests on (Violation.Rule); findings carry those rules.
+// docs/contract.md it rests on (Violation.Rule); findings carry those rules.
 package check

@@ -13,7 +13,7 @@ type Finding struct {
 	// Headline is one line in plain words: how many events (or jobs), the
 	// summary of the lead violation, and the contract rule when one is named.
 	Headline string `json:"headline"`
-	// Invariants are the ids the finding breaks, I1..I9 in order.
+	// Invariants are the ids the finding breaks, in the invariants' order.
 	Invariants []string `json:"invariants"`
 	// Rules are the contract rules its violations name, first-ranked first.
 	Rules     []string `json:"rules,omitempty"`

@@ -18,7 +18,7 @@ func failed(id string, vs ...Violation) Result {
 // Several invariants failing on the same events are one finding, led by the
 // most specific invariant's violation, with the event count.
 func TestFindingsGroupSharedEvents(t *testing.T) {
-	const rule = "contract §2 step 2: a job already past created is closed as published, with no second add"
+	const rule = "docs/contract.md §2 step 2: a job already past created is closed as published, with no second add"
 	var i2, i3, i7 []Violation
 	for e := int64(1); e <= 17; e++ {
 		job := fmt.Sprintf("j-%d", e)
@@ -47,7 +47,7 @@ func TestFindingsGroupSharedEvents(t *testing.T) {
 	require.Len(t, f.Violations, 51)
 	require.Equal(t, ViolationRef{Invariant: "I7", Index: 0}, f.Violations[0], "I7 is more specific than I2 and I3")
 	require.Equal(t, []string{rule}, f.Rules)
-	require.Equal(t, `17 events: Valid event 1 (job j-1) was failed by d1 at attempt 1, before the maximum of 6 attempts: "job not created"; likewise 16 other events; contract §2 step 2: a job already past created is closed as published, with no second add.`, f.Headline)
+	require.Equal(t, `17 events: Valid event 1 (job j-1) was failed by d1 at attempt 1, before the maximum of 6 attempts: "job not created"; likewise 16 other events; docs/contract.md §2 step 2: a job already past created is closed as published, with no second add.`, f.Headline)
 }
 
 // A job id joins violations too: I1 names the job, I3 the event about it.
@@ -87,9 +87,9 @@ func TestFindingsSeparateUnrelated(t *testing.T) {
 // apart; waived results and passes are left out.
 func TestFindingsSignatureAndWaived(t *testing.T) {
 	a := violation(1, "j-1", "Event 1 was failed.")
-	a.Rule = "contract §2 step 2: already dispatched"
+	a.Rule = "docs/contract.md §2 step 2: already dispatched"
 	b := violation(2, "j-2", "Event 2 was failed.")
-	b.Rule = "contract §2 step 6: permanent failures"
+	b.Rule = "docs/contract.md §2 step 6: permanent failures"
 	waived := failed("I6", violation(1, "j-1", "Event 1 was retried at once."))
 	waived.Waived = "backoff is not asserted here"
 	fs := Findings([]Result{failed("I2", a, b), waived, {ID: "I3", Verdict: Pass}})
@@ -140,4 +140,14 @@ func TestFindingsDeterministic(t *testing.T) {
 		require.Equal(t, want[i].Events, got[i].Events)
 	}
 	require.Equal(t, "1 event: Event 4 was finalized by a zombie.", want[0].Headline, "I5 leads: most specific")
+}
+
+// A violation that rests on a rule of docs/contract.md names it in Rule,
+// the page's and the finding's "rule" line.
+func TestViolationsNameTheirRule(t *testing.T) {
+	r := Check(I4, loadStored(t, "bad-i4-poison-retried"))
+	require.Equal(t, Fail, r.Verdict)
+	require.Equal(t, rulePermanent, r.Violations[0].Rule)
+	require.Contains(t, r.Violations[0].Rule, "docs/contract.md §2 step 6")
+	require.Empty(t, ruleIn("Job j1 was created 2 times in BullMQ queue q."), "a definition alone names no rule")
 }

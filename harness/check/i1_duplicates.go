@@ -35,7 +35,9 @@ func (ix *index) judgeDuplicates(t *tally) Result {
 	for _, job := range ix.jobsWithEvidence() {
 		ix.checkDuplicate(t, job)
 	}
-	if q, blind := ix.anyCreationsBlind(); blind {
+	if q, blind := ix.anyCreationsBlind(); blind && ix.run.Meta.Model.Sink != history.SinkBullMQ {
+		t.doubt("the observer of %s %s had a gap, so a second delivery may have gone unseen", strings.ToLower(ix.run.Meta.Model.SinkName()), q)
+	} else if blind {
 		t.doubt("the events stream of queue %s and the keyspace notifications both had gaps, so a second creation may have gone unseen", q)
 	}
 	if n := len(ix.creations.unmatched); n > 0 {
@@ -149,8 +151,8 @@ func (ix *index) renamedMessage(job string, cs []creation) string {
 	if len(ids) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Job %s (message id %s) was delivered %d times, %d of them under other message ids (%s): %s, so a consumer that drops duplicates by message id runs it again.",
-		job, want, len(cs), len(ids), strings.Join(sortedKeys(ids), ", "), ix.creationList(cs))
+	return fmt.Sprintf("Job %s (message id %s) was delivered %s, %s under another message id (%s): %s, so a consumer that drops duplicates by message id cannot tell it is the same message.",
+		job, want, times(len(cs)), count(len(ids), "id", "ids"), strings.Join(sortedKeys(ids), ", "), ix.creationList(cs))
 }
 
 // span is the window of a duplicate's creations and takes, and its focus
@@ -338,4 +340,15 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// times is "once", "twice" or "n times".
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
 }

@@ -18,7 +18,7 @@ import (
 //   - E still pending or processing: J's row is not queued or later, unless
 //     E is already-queued (its job was queued before it).
 //
-// And at the moment it happens (contract section 2 step 4): when E becomes
+// And at the moment it happens (docs/contract.md §2 step 4): when E becomes
 // published, J's row is already queued or later by the ai_jobs transitions
 // recorded before it (a worker got there first, or the same transaction
 // moved it first), or the next transition of J moves it created -> queued

@@ -56,7 +56,7 @@ func (ix *index) checkTakeovers(t *tally, e history.Event) {
 			continue
 		}
 		at := h.End.At
-		slack := DBSlack + mysqlDelay(ix.run, at)
+		slack := DBSlack + storeDelay(ix.run, at)
 		if !h.Until.Add(-slack).After(at) {
 			continue
 		}

@@ -64,7 +64,7 @@ func (ix *index) checkBackoff(t *tally, e history.Event) int {
 			continue
 		}
 		want := expectedBackoff(tn, n)
-		slack := DBSlack + mysqlDelay(ix.run, tr.At)
+		slack := DBSlack + storeDelay(ix.run, tr.At)
 		got := tr.AvailableAt.Sub(tr.At)
 		who := appendUnique(nil, tr.LockedBy)
 		switch {

@@ -129,7 +129,7 @@ func (ix *index) checkRecovery(t *tally, e history.Event, h hold) recovery {
 	if !due {
 		to = maxTime(runEnd(ix.run), l).Add(ClockSlack)
 	}
-	if lv.known() && lv.runningThroughout(h.Owner, from, to) && !lv.mysqlCutDuring(h.Owner, from, to) {
+	if lv.known() && lv.runningThroughout(h.Owner, from, to) && !lv.storeCutDuring(h.Owner, from, to) {
 		return recoveryNone
 	}
 	if !due {
@@ -165,7 +165,7 @@ func (ix *index) recoveryDeadline(h hold, need time.Duration) (time.Time, bool) 
 	if !ok {
 		return d, false
 	}
-	if extra := recoveryRoundTrips * mysqlDelayDuring(ix.run, l, d); extra > 0 {
+	if extra := recoveryRoundTrips * storeDelayDuring(ix.run, l, d); extra > 0 {
 		return due(need + extra)
 	}
 	return d, true

@@ -62,14 +62,14 @@ func (lv liveness) state(inst string, t time.Time) procState {
 	return st
 }
 
-// cutsMySQL tells whether a fault of this kind on a MySQL target stops an
-// instance's MySQL work. Latency, jitter, bandwidth and slicer faults slow
+// cutsStore tells whether a fault of this kind on the store stops an
+// instance's database work. Latency, jitter, bandwidth and slicer faults slow
 // statements down but let every one finish: they are no cut (the recovery
 // deadline allows for latency instead). Every other kind is: down,
 // blackhole, reset, a server restart, a lost reply the client waits on, and
 // a kind this package does not know, so an unknown fault can only excuse a
 // slow recovery, never blame one.
-func cutsMySQL(kind string) bool {
+func cutsStore(kind string) bool {
 	switch kind {
 	case "latency", "jitter", "bandwidth", "slicer":
 		return false
@@ -77,12 +77,12 @@ func cutsMySQL(kind string) bool {
 	return true
 }
 
-// mysqlCut tells whether a MySQL fault cuts instance inst off at t: a fault
-// that cuts (cutsMySQL) on the server ("mysql") or on the instance's own link
+// storeCut tells whether a store fault cuts instance inst off at t: a fault
+// that cuts (cutsStore) on the server ("mysql") or on the instance's own link
 // ("mysql/<inst>").
-func (lv liveness) mysqlCut(inst string, t time.Time) bool {
+func (lv liveness) storeCut(inst string, t time.Time) bool {
 	for _, f := range lv.faults {
-		if (f.Target != "mysql" && f.Target != "mysql/"+inst) || !cutsMySQL(f.Kind) {
+		if !isStoreLinkOf(f.Target, inst) || !cutsStore(f.Kind) {
 			continue
 		}
 		if !f.Start.After(t) && (f.End.IsZero() || t.Before(f.End)) {
@@ -92,10 +92,28 @@ func (lv liveness) mysqlCut(inst string, t time.Time) bool {
 	return false
 }
 
+// instanceOf is the instance of slot that was started last by t (widened
+// by ClockSlack: a write on the database clock, starts on the harness's);
+// "" when none was.
+func (lv liveness) instanceOf(slot string, t time.Time) string {
+	best, at := "", time.Time{}
+	for inst, ps := range lv.procs {
+		if slotOf(inst) != slot {
+			continue
+		}
+		for _, p := range ps {
+			if p.Action == "start" && !p.At.After(t.Add(ClockSlack)) && p.At.After(at) {
+				best, at = inst, p.At
+			}
+		}
+	}
+	return best
+}
+
 // able tells whether inst could claim work at t: running, and not cut off
-// from MySQL.
+// from the store.
 func (lv liveness) able(inst string, t time.Time) bool {
-	return lv.state(inst, t) == procRunning && !lv.mysqlCut(inst, t)
+	return lv.state(inst, t) == procRunning && !lv.storeCut(inst, t)
 }
 
 // othersAble tells whether some instance other than except was able at t.
@@ -193,11 +211,11 @@ func (lv liveness) runningThroughout(inst string, from, to time.Time) bool {
 	return true
 }
 
-// mysqlCutDuring tells whether a MySQL fault cut inst off at some moment of
+// storeCutDuring tells whether a store fault cut inst off at some moment of
 // [from, to].
-func (lv liveness) mysqlCutDuring(inst string, from, to time.Time) bool {
+func (lv liveness) storeCutDuring(inst string, from, to time.Time) bool {
 	for _, t := range lv.changePoints(from, to) {
-		if lv.mysqlCut(inst, t) {
+		if lv.storeCut(inst, t) {
 			return true
 		}
 	}

@@ -162,7 +162,7 @@ func (c moveReader) readMoves(event int64, ts []history.Transition) eventMoves {
 		switch m {
 		case moveClaim, moveTakeover:
 			closeCur(t, m)
-			out.holds = append(out.holds, hold{Event: event, Token: t.LockToken, Owner: t.LockedBy, Writer: slotWriter(t),
+			out.holds = append(out.holds, hold{Event: event, Token: t.LockToken, Owner: c.owner(t), Writer: slotWriter(t),
 				Start: t.At, Attempts: t.Attempts, Until: t.LockedUntil, Claim: t})
 			cur = len(out.holds) - 1
 		case moveExtend:
@@ -176,6 +176,19 @@ func (c moveReader) readMoves(event int64, ts []history.Transition) eventMoves {
 	return out
 }
 
+// owner is who holds the claim t writes: its locked_by or, for an outbox
+// without an owner column, the instance of the slot that wrote it, running
+// then (a dispatcher claims for itself).
+func (c moveReader) owner(t history.Transition) string {
+	if t.LockedBy != "" {
+		return t.LockedBy
+	}
+	if slot := slotWriter(t); slot != "" {
+		return c.lv.instanceOf(slot, t.At)
+	}
+	return ""
+}
+
 // FutureSlack is how far past the write's own time available_at must lie to
 // count as moved into the future. A release that writes "now" computed in
 // the application reaches the database a moment later, so it lies in the
@@ -185,7 +198,7 @@ const FutureSlack = 5 * time.Millisecond
 // returnMove decides which return to pending t is, for the hold h it ends
 // (nil when no claim was recorded before it). For moveUnclear it says why.
 func (c moveReader) returnMove(h *hold, t history.Transition) (move, string) {
-	slack := DBSlack + mysqlDelay(c.run, t.At)
+	slack := DBSlack + storeDelay(c.run, t.At)
 	if h != nil && h.Until != nil && !t.At.Before(h.Until.Add(-slack)) {
 		return moveRecovery, ""
 	}
@@ -278,7 +291,7 @@ func (c moveReader) trouble(inst string, from, to time.Time) string {
 			return fmt.Sprintf("%s %s at %s", inst, actionVerb(p.Action), clock(p.At))
 		}
 	}
-	if inst != "" && c.lv.mysqlCutDuring(inst, from, to) {
+	if inst != "" && c.lv.storeCutDuring(inst, from, to) {
 		return inst + " was cut off from MySQL"
 	}
 	return ""

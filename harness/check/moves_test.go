@@ -66,7 +66,7 @@ func TestNoBackoffInTheReasonDialect(t *testing.T) {
 	r = Check(I6, run)
 	require.Equal(t, Fail, r.Verdict, r.Reason)
 	require.Contains(t, r.Violations[0].Summary, "After transient failure 1 of event 1")
-	require.Contains(t, r.Violations[0].Summary, "contract section 2 step 5")
+	require.Contains(t, r.Violations[0].Summary, "docs/contract.md §2 step 5")
 
 	// Proven: available_at moved out by 100ms, half the backoff is 250ms.
 	// A declaration that would call it a release does not make it pass.
@@ -196,7 +196,7 @@ func TestNoLockTokenColumn(t *testing.T) {
 	r = Check(I8, noToken(0))
 	require.Equal(t, Fail, r.Verdict, r.Reason)
 	require.Contains(t, r.Violations[0].Summary, "was never taken over")
-	require.Contains(t, r.Violations[0].Summary, "contract section 2 step 7")
+	require.Contains(t, r.Violations[0].Summary, "docs/contract.md §2 step 7")
 }
 
 // I3 is judged when the event becomes published: a consumer that moves the
@@ -216,7 +216,7 @@ func TestPublishedJudgedAtTheMoment(t *testing.T) {
 	r := Check(I3, never)
 	require.Equal(t, Fail, r.Verdict, r.Reason)
 	require.Contains(t, r.Violations[0].Summary, "Event 1 was marked published by d1 at 10:00:00.200 while its job j-1 was still created (it went created -> running only at 10:00:00.300)")
-	require.Contains(t, r.Violations[0].Summary, "contract section 2 step 4")
+	require.Contains(t, r.Violations[0].Summary, "docs/contract.md §2 step 4")
 
 	workerFirst := build(func(b *builder) {
 		b.take("ai-default", "j-1", "w1", 180, false).jobMove("j-1", history.JobRunning, 180).publishOnly(1, 200)
@@ -277,7 +277,7 @@ func TestLongDigitJobIDRuleIsStated(t *testing.T) {
 	require.Equal(t, Fail, r.Verdict)
 	s := r.Violations[0].Summary
 	require.Contains(t, s, "BullMQ job "+id+" was created for poison event 43 (illegal-job-id)")
-	require.Contains(t, s, "contract section 2 step 2: a jobId must not be all digits (of any length) and must not contain ':'")
+	require.Contains(t, s, "docs/contract.md §2 step 2: a jobId must not be all digits (of any length) and must not contain ':'")
 	require.Contains(t, s, "BullMQ's own parseInt check misses a 20-digit id such as this one")
 }
 
@@ -309,4 +309,26 @@ func TestMovesHaveNames(t *testing.T) {
 	require.Len(t, moveNames, int(moveDelete)+1, "moveNames lists a name no move has")
 	require.Equal(t, "recovery", moveRecovery.String())
 	require.Equal(t, "move(99)", move(99).String())
+}
+
+// An outbox without an owner column: a claim's owner is the instance of the
+// slot that wrote it, running then (a restart's instance after a restart).
+func TestClaimOwnerComesFromTheWriterWithoutLockedBy(t *testing.T) {
+	run := history.Run{Processes: []history.ProcessEvent{
+		{Instance: "d1", Action: "start", At: ms(0)}, {Instance: "d1", Action: "kill", At: ms(500)},
+		{Instance: "d1r1", Action: "start", At: ms(600)}, {Instance: "d2", Action: "start", At: ms(0)},
+	}}
+	until := ms(5000)
+	claim := func(at int, writer string) history.Transition {
+		return history.Transition{Table: history.TableOutbox, Key: "1", Op: "update", At: ms(at), OldStatus: "pending",
+			NewStatus: "processing", Writer: writer, LockedUntil: &until}
+	}
+	c := moveReader{run: run, lv: newLiveness(run)}
+	require.Equal(t, "d1", c.owner(claim(100, "d1")))
+	require.Equal(t, "d1r1", c.owner(claim(700, "d1")))
+	require.Equal(t, "d2", c.owner(claim(700, "d2")))
+	require.Empty(t, c.owner(claim(700, "")), "no writer recorded: nobody can be named")
+	withOwner := claim(700, "d1")
+	withOwner.LockedBy = "worker-7"
+	require.Equal(t, "worker-7", c.owner(withOwner), "locked_by, when the outbox has it, is the owner")
 }

@@ -27,7 +27,7 @@ const (
 
 // Result is one invariant's verdict on one run.
 type Result struct {
-	ID         string      `json:"id"`   // I1..I9
+	ID         ID          `json:"id"`   // I1..I10
 	Name       string      `json:"name"` // "no duplicate job"
 	Verdict    Verdict     `json:"verdict"`
 	Reason     string      `json:"reason,omitempty"` // why unknown or not exercised, or a one-line summary
@@ -49,9 +49,9 @@ type Violation struct {
 	JobID     string   `json:"job_id,omitempty"`
 	Instances []string `json:"instances,omitempty"`
 	Summary   string   `json:"summary"` // one sentence a person understands
-	// Rule is the rule of contract.md the violation rests on, with its
-	// section ("contract §2 step 2: a job already past created is closed as
-	// published, with no second add"); empty when it rests on the
+	// Rule is the rule of docs/contract.md the violation rests on, with
+	// its section ("docs/contract.md §2 step 2: a job already past created is
+	// closed as published, with no second add"); empty when it rests on the
 	// invariant's definition alone.
 	Rule  string `json:"rule,omitempty"`
 	Steps []Line `json:"steps"` // the transitions and faults that prove it, in time order

@@ -68,7 +68,7 @@ func (ix *index) failOn(t *tally, e history.Event, at, from time.Time, inst []st
 // addEvent adds every outbox transition of an event.
 func (ix *index) addEvent(ev *evidence, id int64) {
 	for i, t := range ix.outbox[id] {
-		ev.core = append(ev.core, outboxStep(t, ix.moveAt(id, i)))
+		ev.core = append(ev.core, onStore(outboxStep(t, ix.moveAt(id, i)), ix.run.Meta.Model))
 	}
 }
 
@@ -79,7 +79,7 @@ func (ix *index) addJob(ev *evidence, job string) {
 		return
 	}
 	for _, t := range ix.jobs[job] {
-		ev.core = append(ev.core, jobStep(t))
+		ev.core = append(ev.core, onStore(jobStep(t), ix.run.Meta.Model))
 	}
 	for _, e := range ix.streamOf[job] {
 		if e.Event != "waiting" {
@@ -280,4 +280,13 @@ func quote(s string) string {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// onStore labels a database step with the run's store ("mysql" unless the
+// outbox is in PostgreSQL).
+func onStore(l Line, m history.Model) Line {
+	if m.Store != "" {
+		l.Source = m.Store
+	}
+	return l
 }

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -92,10 +93,23 @@ func takeoverBound(t history.Tuning, lease time.Duration, c history.Conventions)
 	return b, fmt.Sprintf("max(2 x lease, 2s) + 2 x poll interval + 2 x max(publish timeout, 1s) = %s, from the tuning", span(b))
 }
 
-// isMySQLTarget tells whether a fault target is the MySQL server or one
-// instance's link to it ("mysql", "mysql/d2").
-func isMySQLTarget(target string) bool {
-	return target == "mysql" || strings.HasPrefix(target, "mysql/")
+// storeNames are the fault targets naming the outbox's database server: a
+// fault on the store is on "mysql" or "postgres", or on one instance's link
+// to it ("postgres/d2").
+var storeNames = []string{"mysql", "postgres"}
+
+// isStoreTarget tells whether a fault target is the store's server or one
+// instance's link to it.
+func isStoreTarget(target string) bool {
+	dep, _, _ := strings.Cut(target, "/")
+	return slices.Contains(storeNames, dep)
+}
+
+// isStoreLinkOf tells whether target is the store's server or inst's own
+// link to it.
+func isStoreLinkOf(target, inst string) bool {
+	dep, link, linked := strings.Cut(target, "/")
+	return slices.Contains(storeNames, dep) && (!linked || link == inst)
 }
 
 // overlaps tells whether fault f's window meets [from, to]. A fault with no
@@ -107,20 +121,20 @@ func overlaps(f history.Fault, from, to time.Time) bool {
 	return f.End.IsZero() || !f.End.Before(from)
 }
 
-// mysqlDelay is the extra delay MySQL latency faults add around t: the sum of
-// the "latency" and "jitter" parameters (Go durations, or milliseconds) of
-// every fault on MySQL whose window contains t. A time a dispatcher computes in
+// storeDelay is the extra delay the store's latency faults add around t:
+// the sum of the "latency" and "jitter" parameters (Go durations, or
+// milliseconds) of every fault on the store whose window contains t. A time a dispatcher computes in
 // the application reaches the database that much later.
-func mysqlDelay(run history.Run, t time.Time) time.Duration {
-	return mysqlDelayDuring(run, t, t)
+func storeDelay(run history.Run, t time.Time) time.Duration {
+	return storeDelayDuring(run, t, t)
 }
 
-// mysqlDelayDuring is mysqlDelay over [from, to]: the sum for every MySQL
+// storeDelayDuring is storeDelay over [from, to]: the sum for every store
 // fault whose window meets it, widened by ClockSlack.
-func mysqlDelayDuring(run history.Run, from, to time.Time) time.Duration {
+func storeDelayDuring(run history.Run, from, to time.Time) time.Duration {
 	var d time.Duration
 	for _, f := range run.Faults {
-		if !isMySQLTarget(f.Target) || !overlaps(f, from.Add(-ClockSlack), to.Add(ClockSlack)) {
+		if !isStoreTarget(f.Target) || !overlaps(f, from.Add(-ClockSlack), to.Add(ClockSlack)) {
 			continue
 		}
 		d += paramDuration(f.Params["latency"]) + paramDuration(f.Params["jitter"])

@@ -26,7 +26,11 @@ func newTally(id, one, many string) *tally { return &tally{id: id, one: one, man
 func (t *tally) fail(build func() Violation) {
 	t.total++
 	if len(t.violations) < MaxViolations {
-		t.violations = append(t.violations, build())
+		v := build()
+		if v.Rule == "" {
+			v.Rule = ruleIn(v.Summary)
+		}
+		t.violations = append(t.violations, v)
 	}
 }
 

@@ -21,18 +21,16 @@
 //   - none (or nothing declared): the harness cannot skew the dispatcher, and
 //     the clock-skew scenario is skipped with that reason.
 //
-// What was measured on this machine (Go 1.26, Debian bookworm, kernel 6.x),
-// so that nobody has to guess again (TestMechanisms shows the first three):
+// Why not the other ways (TestMechanisms shows the static binary and the
+// time namespace; what was tried, and where, is in docs/findings.md):
 //
-//   - LD_PRELOAD=libfaketime.so.1 FAKETIME=-1h on a static Go binary
-//     (CGO_ENABLED=0): time.Now is unchanged.
-//   - The same on a cgo binary linked externally (dynamic, libc loaded): a C
-//     call of clock_gettime through libc is shifted by an hour, time.Now is
-//     not: the Go runtime calls the vDSO itself, never libc, for the time.
-//   - unshare --time --monotonic 3600 --boottime 3600 (root): /proc/uptime
-//     moves by an hour, date and time.Now do not. A time namespace offsets
-//     CLOCK_MONOTONIC and CLOCK_BOOTTIME only; CLOCK_REALTIME is not
-//     namespaced (time_namespaces(7)).
+//   - LD_PRELOAD=libfaketime.so.1 leaves time.Now of a Go binary unchanged,
+//     static (CGO_ENABLED=0) or linked externally with cgo: the Go runtime
+//     calls the vDSO itself, never libc, for the time, even where a C call
+//     of clock_gettime through libc is shifted.
+//   - A time namespace (unshare --time) offsets CLOCK_MONOTONIC and
+//     CLOCK_BOOTTIME only; CLOCK_REALTIME is not namespaced
+//     (time_namespaces(7)), so date and time.Now do not move.
 //   - Setting the system clock would skew every process on the machine, the
 //     servers and the harness included: never done.
 //

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// SchemaSQL is the contract's reference schema (contract.md section 1).
+// SchemaSQL is the contract's reference schema (docs/contract.md §1).
 //
 //go:embed schema.sql
 var SchemaSQL string

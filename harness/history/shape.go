@@ -21,6 +21,9 @@ type Model struct {
 	Sink string `json:"sink,omitempty"`
 	// Delivery is DeliveryExactlyOnce or DeliveryAtLeastOnce.
 	Delivery string `json:"delivery,omitempty"`
+	// Store is the database the outbox lives in: "" for MySQL or MariaDB,
+	// "postgres".
+	Store string `json:"store,omitempty"`
 }
 
 // Forms of Model.Form.

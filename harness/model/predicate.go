@@ -39,6 +39,12 @@ var Postgres = Dialect{
 	Quote:             func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` },
 	DoubleQuotedIdent: true, Numbered: true,
 	JSONText: func(col, key string) string { return "(" + col + "::jsonb ->> '" + key + "')" },
+	KeyText: func(col string, binary bool) string {
+		if binary {
+			return "encode(" + col + ", 'hex')"
+		}
+		return "(" + col + ")::text"
+	},
 }
 
 // Rewrite returns pred with every reference to one of columns replaced by

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
 
 func newRef(c string) string { return "NEW." + MySQL.Quote(c) }
@@ -49,4 +51,13 @@ func TestColumnsListsReferences(t *testing.T) {
 	got, err := Columns("locked_until > NOW(6) AND processed_at IS NULL AND locked_until IS NOT NULL", []string{"processed_at", "locked_until"}, MySQL)
 	require.NoError(t, err)
 	require.Equal(t, []string{"locked_until", "processed_at"}, got)
+}
+
+func TestKeyExprPerDialect(t *testing.T) {
+	m := schema.Mapping{Outbox: schema.Outbox{Table: "outbox", ID: "Id"}}
+	require.Equal(t, "CAST(`Id` AS CHAR)", Store{Dialect: MySQL}.KeyExpr(m))
+	require.Equal(t, `("Id")::text`, Store{Dialect: Postgres}.KeyExpr(m))
+	m.Outbox.IDType = schema.KeyBinary
+	require.Equal(t, "LOWER(HEX(`Id`))", Store{Dialect: MySQL}.KeyExpr(m))
+	require.Equal(t, `encode("Id", 'hex')`, Store{Dialect: Postgres}.KeyExpr(m))
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // dedupeAdd is the shape of a BullMQ 5 add with opts.deduplication
-// (bullmq-wire.md): the jobId's hash exists -> nothing; the deduplication
+// (docs/bullmq.md §3): the jobId's hash exists -> nothing; the deduplication
 // key exists -> a "debounced" and a "deduplicated" entry naming the job that
 // holds the key, nothing else; otherwise the key is set NX with its ttl and
 // the job is added (hash, wait, "added", "waiting"). It returns what it did.

@@ -19,25 +19,34 @@ import (
 var queueSets = []string{"wait", "paused", "active", "prioritized", "delayed", "completed", "failed"}
 
 // ScanFinal reads the end state: every queue's lists, sets and job hashes,
-// and every outbox and jobs row with canonical statuses.
+// and every outbox and jobs row with canonical statuses, on MySQL.
 func ScanFinal(ctx context.Context, rdb *redis.Client, db *sql.DB, m schema.Mapping, prefix string, queues []string) (history.Final, error) {
-	f := history.Final{At: time.Now().UTC(), Queues: map[string]history.QueueScan{}}
+	f, err := ScanQueues(ctx, rdb, prefix, queues)
+	if err != nil {
+		return f, err
+	}
 	if err := m.Validate(); err != nil {
 		return f, fmt.Errorf("final scan: %w", err)
 	}
+	if f.Outbox, err = scanOutbox(ctx, db, m); err != nil {
+		return f, fmt.Errorf("final scan: %w", err)
+	}
+	if f.Jobs, err = ScanJobs(ctx, db, m); err != nil {
+		return f, fmt.Errorf("final scan: %w", err)
+	}
+	return f, nil
+}
+
+// ScanQueues reads the end state of every BullMQ queue: its lists, sets and
+// job hashes (a store's final scan adds the rows).
+func ScanQueues(ctx context.Context, rdb *redis.Client, prefix string, queues []string) (history.Final, error) {
+	f := history.Final{At: time.Now().UTC(), Queues: map[string]history.QueueScan{}}
 	for _, q := range queues {
 		scan, err := scanQueue(ctx, rdb, prefix+":"+q+":")
 		if err != nil {
 			return f, fmt.Errorf("final scan of queue %s: %w", q, err)
 		}
 		f.Queues[q] = scan
-	}
-	var err error
-	if f.Outbox, err = scanOutbox(ctx, db, m); err != nil {
-		return f, fmt.Errorf("final scan: %w", err)
-	}
-	if f.Jobs, err = scanJobs(ctx, db, m); err != nil {
-		return f, fmt.Errorf("final scan: %w", err)
 	}
 	return f, nil
 }
@@ -173,7 +182,7 @@ func scanOutboxRow(rows *sql.Rows, m schema.Mapping) (history.OutboxRow, error) 
 	r.ID, _ = strconv.ParseInt(r.Row, 10, 64)
 	r.Status, r.LastError = status, lastErr.String
 	if m.StatusWords() {
-		r.Status = canonical(m.OutboxStatus, status)
+		r.Status = model.Canonical(m.OutboxStatus, status)
 	}
 	var err error
 	if r.PublishedAt, err = parseDBTime(published); err != nil {
@@ -189,7 +198,9 @@ func scanOutboxRow(rows *sql.Rows, m schema.Mapping) (history.OutboxRow, error) 
 	return r, nil
 }
 
-func scanJobs(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.JobRow, error) {
+// ScanJobs reads every jobs row with its canonical status (none without a
+// jobs table).
+func ScanJobs(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.JobRow, error) {
 	if !m.HasJobs() {
 		return []history.JobRow{}, nil
 	}
@@ -200,7 +211,7 @@ func scanJobs(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.JobR
 		var r history.JobRow
 		var status string
 		err := rows.Scan(&r.ID, &r.Queue, &status)
-		r.Status = canonical(m.JobStatus, status)
+		r.Status = model.Canonical(m.JobStatus, status)
 		return r, err
 	})
 }

@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
 
-// UnmappedPrefix marks a status word the mapping does not know: it is kept as
-// UnmappedPrefix + word, so a checker sees it and names it.
-const UnmappedPrefix = "unmapped:"
+// UnmappedPrefix marks a status word the mapping does not know
+// (model.UnmappedPrefix).
+const UnmappedPrefix = model.UnmappedPrefix
 
 // dbTimeLayout is how times are read back (DATE_FORMAT with %f).
 const dbTimeLayout = "2006-01-02 15:04:05.000000"
@@ -34,18 +35,6 @@ func parseDBTime(s sql.NullString) (*time.Time, error) {
 		return nil, fmt.Errorf("database time %q: %w", s.String, err)
 	}
 	return &t, nil
-}
-
-// canonical maps a status word through words; "" stays "", an unknown word is
-// marked with UnmappedPrefix.
-func canonical(words map[string]string, word string) string {
-	if word == "" {
-		return ""
-	}
-	if c, ok := words[word]; ok {
-		return c
-	}
-	return UnmappedPrefix + word
 }
 
 // ReadTransitions returns the recorded transitions with seq > afterSeq, in seq
@@ -75,9 +64,9 @@ func scanTransition(rows *sql.Rows, m schema.Mapping) (history.Transition, error
 	t.OldStatus, t.NewStatus = oldSt.String, newSt.String
 	switch {
 	case t.Table == history.TableJobs:
-		t.OldStatus, t.NewStatus = canonical(m.JobStatus, oldSt.String), canonical(m.JobStatus, newSt.String)
+		t.OldStatus, t.NewStatus = model.Canonical(m.JobStatus, oldSt.String), model.Canonical(m.JobStatus, newSt.String)
 	case t.Table == history.TableOutbox && m.StatusWords():
-		t.OldStatus, t.NewStatus = canonical(m.OutboxStatus, oldSt.String), canonical(m.OutboxStatus, newSt.String)
+		t.OldStatus, t.NewStatus = model.Canonical(m.OutboxStatus, oldSt.String), model.Canonical(m.OutboxStatus, newSt.String)
 	}
 	if image.Valid {
 		t.Image = json.RawMessage(image.String)

@@ -51,22 +51,12 @@ type modelTable struct {
 	columns []column
 }
 
-// tablesOf lists the tables m's model names: the outbox, and where m has
-// them the jobs table, the dead-letter table and the offsets table.
+// tablesOf is the model's tables (model.Tables), to be read from the
+// database.
 func tablesOf(m schema.Mapping) []modelTable {
-	out := []modelTable{{kind: history.TableOutbox, name: m.Outbox.Table, key: m.Outbox.ID}}
-	if m.HasJobs() {
-		out = append(out, modelTable{kind: history.TableJobs, name: m.Jobs.Table, key: m.Jobs.ID})
-	}
-	if d := m.States.DeadLetter; d != nil {
-		out = append(out, modelTable{kind: history.TableDeadLetter, name: d.Table, key: d.ID})
-	}
-	if c := m.States.Cursor; c != nil {
-		key := c.GroupColumn
-		if key == "" {
-			key = c.Column
-		}
-		out = append(out, modelTable{kind: history.TableCursor, name: c.Table, key: key})
+	var out []modelTable
+	for _, t := range model.Tables(m) {
+		out = append(out, modelTable{kind: t.Kind, name: t.Name, key: t.Key})
 	}
 	return out
 }

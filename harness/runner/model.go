@@ -10,6 +10,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/observe"
+	"github.com/outboxchaos/outboxchaos/harness/store"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
 
@@ -28,6 +29,9 @@ func OutboxModel(a supervisor.Adapter) history.Model {
 		sink, delivery = ma.SinkKind(), ma.Delivery()
 	}
 	m := model.Caps(a.Schema(), sink, delivery)
+	if st, err := storeOf(a); err == nil && st.Name() != store.NameMySQL {
+		m.Store = st.Name()
+	}
 	if hasProducer(a) && m.Has(history.LackPoison) {
 		// the team's producer writes valid events only
 		m.Lacks = append(m.Lacks, history.LackPoison)
@@ -58,17 +62,18 @@ func NotApplicable(s Scenario, m history.Model) string {
 // the canonical history from them (harness/model).
 func (r *session) readHistory(ctx context.Context) ([]history.Transition, history.Final, error) {
 	m := r.o.Adapter.Schema()
-	raw, err := observe.ReadTransitions(ctx, r.db, m, 0)
+	st := r.dbs.store()
+	raw, err := st.ReadTransitions(ctx, r.db, m, 0)
 	if err != nil {
 		return nil, history.Final{}, fmt.Errorf("read history: %w", err)
 	}
-	observe.AttributeWriters(raw, r.writers)
+	observe.AttributeWriters(raw, r.dbs.slotWriters())
 	events := r.rec.Snapshot().Events
 	trans, err := model.Derive(m, events, raw)
 	if err != nil {
 		return nil, history.Final{}, err
 	}
-	final, err := observe.ScanFinal(ctx, r.rdb, r.db, m, r.prefix, r.queues)
+	final, err := r.scanFinal(ctx)
 	if err != nil {
 		return nil, history.Final{}, fmt.Errorf("final scan: %w", err)
 	}
@@ -79,4 +84,21 @@ func (r *session) readHistory(ctx context.Context) ([]history.Transition, histor
 	}
 	final.Outbox = model.DeriveFinal(m, events, trans, final.Outbox)
 	return trans, final, nil
+}
+
+// scanFinal reads the end state: Redis's queues (or the sink's appends)
+// and the store's rows.
+func (r *session) scanFinal(ctx context.Context) (history.Final, error) {
+	m, st := r.o.Adapter.Schema(), r.dbs.store()
+	final, err := observe.ScanQueues(ctx, r.rdb, r.prefix, r.queues)
+	if err != nil {
+		return final, err
+	}
+	if final.Outbox, err = st.ScanOutbox(ctx, r.db, m); err != nil {
+		return final, err
+	}
+	if final.Jobs, err = st.ScanJobs(ctx, r.db, m); err != nil {
+		return final, err
+	}
+	return final, nil
 }

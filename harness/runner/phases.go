@@ -3,11 +3,9 @@ package runner
 import (
 	"context"
 	"fmt"
-	"net/url"
+	"maps"
 	"strings"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/env"
@@ -17,29 +15,16 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 )
 
-// contractEnv is the environment of contract.md section 3 for one slot, with
+// contractEnv is the environment of docs/contract.md §3 for one slot, with
 // MySQL and Redis reached through the slot's fault-proxy links, as the
 // slot's own MySQL user when it has one (createSlotUsers).
 func (r *session) contractEnv(slot string) (map[string]string, error) {
-	cfg, err := mysql.ParseDSN(r.o.Env.MySQLDSN(r.dbName))
+	vars, err := r.dbs.slotVars(slot, r.links[r.dbs.store().Name()+"/"+slot].Addr())
 	if err != nil {
-		return nil, fmt.Errorf("environment DSN: %w", err)
-	}
-	if u, ok := r.slotUsers[slot]; ok {
-		cfg.User, cfg.Passwd = u.name, u.pass
-	}
-	cfg.Addr = r.links["mysql/"+slot].Addr()
-	cfg.Net = "tcp"
-	cfg.ParseTime = true
-	u := url.URL{Scheme: "mysql", Host: cfg.Addr, Path: "/" + r.dbName}
-	u.User = url.UserPassword(cfg.User, cfg.Passwd)
-	if cfg.Passwd == "" {
-		u.User = url.User(cfg.User)
+		return nil, err
 	}
 	t := r.o.Scenario.Tuning
-	return map[string]string{
-		"OUTBOX_MYSQL_DSN":       cfg.FormatDSN(),
-		"OUTBOX_MYSQL_URL":       u.String(),
+	maps.Copy(vars, map[string]string{
 		"OUTBOX_REDIS_URL":       env.RedisURL(r.o.Env, r.links["redis/"+slot].Addr()),
 		"OUTBOX_QUEUES":          strings.Join(r.queues, ","),
 		"OUTBOX_BULL_PREFIX":     r.prefix,
@@ -50,7 +35,8 @@ func (r *session) contractEnv(slot string) (map[string]string, error) {
 		"OUTBOX_BACKOFF_BASE":    t.BackoffBase.D().String(),
 		"OUTBOX_BACKOFF_MAX":     t.BackoffMax.D().String(),
 		"OUTBOX_PUBLISH_TIMEOUT": t.PublishTimeout.D().String(),
-	}, nil
+	})
+	return vars, nil
 }
 
 // load commits the workload while the schedule drives the nemesis.

@@ -3,12 +3,10 @@ package runner
 import (
 	"context"
 	"fmt"
-	"net/url"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
@@ -69,20 +67,14 @@ func (r *session) producer(cfg workload.ProducerConfig) (producing, error) {
 // directEnv is the contract's database and Redis variables for the
 // producer command, straight to the servers as the harness's own user.
 func (r *session) directEnv() (map[string]string, error) {
-	cfg, err := mysql.ParseDSN(r.o.Env.MySQLDSN(r.dbName))
+	vars, err := r.dbs.directVars()
 	if err != nil {
-		return nil, fmt.Errorf("environment DSN: %w", err)
+		return nil, err
 	}
-	cfg.ParseTime = true
-	u := url.URL{Scheme: "mysql", Host: cfg.Addr, Path: "/" + r.dbName, User: url.UserPassword(cfg.User, cfg.Passwd)}
-	if cfg.Passwd == "" {
-		u.User = url.User(cfg.User)
-	}
-	return map[string]string{
-		"OUTBOX_MYSQL_DSN":   cfg.FormatDSN(),
-		"OUTBOX_MYSQL_URL":   u.String(),
+	maps.Copy(vars, map[string]string{
 		"OUTBOX_REDIS_URL":   env.RedisURL(r.o.Env, r.o.Env.RedisAddr()),
 		"OUTBOX_QUEUES":      strings.Join(r.queues, ","),
 		"OUTBOX_BULL_PREFIX": r.prefix,
-	}, nil
+	})
+	return vars, nil
 }

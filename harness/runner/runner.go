@@ -181,31 +181,25 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 
 // session holds one run's live resources; close releases all of them.
 type session struct {
-	o      Options
-	log    func(format string, args ...any)
-	rng    *mrand.Rand
-	dbName string
-	admin  *sql.DB
-	db     *sql.DB
-	// slotUsers is each slot's own MySQL user, and writers maps every user
-	// of the run (those and the harness's) to who it is; both empty when
-	// the instances share the harness's user (createSlotUsers).
-	slotUsers map[string]slotUser
-	writers   map[string]string
-	rdb       *redis.Client
-	prefix    string
-	queues    []string
-	rec       *history.Recorder
-	proxy     *faultproxy.Server
-	links     map[string]*faultproxy.Proxy
-	sup       *supervisor.Supervisor
-	obs       *observe.RedisObserver
-	sink      *sinkRun // a stream or list sink's observer; nil for BullMQ
-	obsDone   bool
-	nem       *nemesis.Nemesis
-	stopBg    context.CancelFunc
-	bgDone    chan error
-	closers   []func() error
+	o       Options
+	log     func(format string, args ...any)
+	rng     *mrand.Rand
+	dbs     database // the run's database on its store's server
+	db      *sql.DB  // the harness's own connection to it
+	rdb     *redis.Client
+	prefix  string
+	queues  []string
+	rec     *history.Recorder
+	proxy   *faultproxy.Server
+	links   map[string]*faultproxy.Proxy
+	sup     *supervisor.Supervisor
+	obs     *observe.RedisObserver
+	sink    *sinkRun // a stream or list sink's observer; nil for BullMQ
+	obsDone bool
+	nem     *nemesis.Nemesis
+	stopBg  context.CancelFunc
+	bgDone  chan error
+	closers []func() error
 }
 
 func (r *session) setup(ctx context.Context) error {
@@ -226,49 +220,11 @@ func (r *session) setup(ctx context.Context) error {
 		return fmt.Errorf("run folder: %w", err)
 	}
 	r.log("setup: %s environment, adapter %s, seed %d", r.o.Env.Name(), r.o.Adapter.Name(), r.o.Seed)
-	steps := []func(context.Context) error{r.openMySQL, r.openRedis, r.startRecorder, r.startProxy, r.startObservers, r.startInstances}
+	steps := []func(context.Context) error{r.openDatabase, r.openRedis, r.startRecorder, r.startProxy, r.startObservers, r.startInstances}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-func (r *session) openMySQL(ctx context.Context) error {
-	r.dbName = "oc_" + strings.ReplaceAll(r.o.Scenario.Name, "-", "_") + "_" + randomHex(4)
-	admin, err := sql.Open("mysql", r.o.Env.MySQLDSN(""))
-	if err != nil {
-		return fmt.Errorf("open mysql: %w", err)
-	}
-	r.admin = admin
-	r.closers = append(r.closers, admin.Close)
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE `"+r.dbName+"`"); err != nil {
-		return fmt.Errorf("create database %s: %w", r.dbName, err)
-	}
-	r.closers = append(r.closers, func() error {
-		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_, err := admin.ExecContext(dctx, "DROP DATABASE IF EXISTS `"+r.dbName+"`")
-		return err
-	})
-	if err := r.createSlotUsers(ctx, admin); err != nil {
-		return err
-	}
-	db, err := sql.Open("mysql", r.o.Env.MySQLDSN(r.dbName))
-	if err != nil {
-		return fmt.Errorf("open mysql %s: %w", r.dbName, err)
-	}
-	r.db = db
-	r.closers = append(r.closers, db.Close)
-	m := r.o.Adapter.Schema()
-	for _, stmt := range m.DDL {
-		if _, err := db.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("apply schema of %s: %w", r.o.Adapter.Name(), err)
-		}
-	}
-	if err := observe.InstallTriggers(ctx, db, m); err != nil {
-		return fmt.Errorf("install history triggers: %w", err)
 	}
 	return nil
 }
@@ -326,7 +282,7 @@ func (r *session) startProxy(ctx context.Context) error {
 	r.closers = append(r.closers, r.proxy.Close)
 	r.links = map[string]*faultproxy.Proxy{}
 	for _, slot := range slots(r.o.Scenario.Instances) {
-		for dep, up := range map[string]string{"mysql": r.o.Env.MySQLAddr(), "redis": r.o.Env.RedisAddr()} {
+		for dep, up := range map[string]string{r.dbs.store().Name(): r.dbs.upstream(), "redis": r.o.Env.RedisAddr()} {
 			p, err := r.proxy.Link(dep+"/"+slot, up)
 			if err != nil {
 				return fmt.Errorf("fault proxy link %s/%s: %w", dep, slot, err)

@@ -64,7 +64,7 @@ type Spec struct {
 type Instance struct {
 	Slot string // "d1"
 	ID   string // unique per start: "d1", "d1r1", ...
-	// Env holds the contract's variables (contract.md section 3), already
+	// Env holds the contract's variables (docs/contract.md §3), already
 	// pointing at the fault proxy, with OUTBOX_INSTANCE_ID set to ID.
 	Env map[string]string
 }

@@ -46,15 +46,18 @@
 //	                 judged on the history (always a list, maybe empty):
 //	  fault, target, needed, planned, landed, met, reason ("2 of 8 planned
 //	  kills fell inside an add->finalize window; 6 needed")
-//	invariants       []check.Result, I1..I9 in order, redacted:
+//	invariants       []check.Result, I1..I9 in order (then I10 when declared), redacted:
 //	  id, name, verdict ("pass" | "fail" | "unknown" | "not-exercised": the
-//	  run gave it nothing to check; fails nothing, claims nothing), reason
+//	  run gave it nothing to check; fails nothing, claims nothing |
+//	  "not-applicable": the outbox cannot express what it needs), reason
 //	  (one line: why unknown or not exercised, or a summary), waived (the
 //	  scenario's reason, when it does not require this one), takeover (I8
 //	  only, when measured: {count, p50_s, p99_s, max_s}, seconds from a dead
-//	  owner's lease end to the write that ended its claim),
+//	  owner's lease end to the write that ended its claim), duplicates (I1
+//	  only, at-least-once: messages delivered more than once),
 //	  violations []{event_id, job_id, instances, summary (one sentence),
-//	  rule (the contract.md rule and section it rests on, when any),
+//	  rule (the docs/contract.md rule it rests on, with its section, as
+//	  "docs/contract.md §2 step 6: ...", when any),
 //	  steps []{at, source (mysql|redis|consumer|fault|process), text}}
 //	counts
 //	  events         outbox rows the run knows of (produced, or seen by the

@@ -8,8 +8,8 @@ import (
 	"unicode/utf8"
 )
 
-// MaxLastError is the width of outbox_events.last_error (contract.md
-// section 1).
+// MaxLastError is the width of outbox_events.last_error
+// (docs/contract.md §1).
 const MaxLastError = 1024
 
 // Querier is what a query needs: a pool or a transaction.

@@ -1,5 +1,5 @@
 // Command go-cas is a dialect dispatcher written on its own to the contract
-// (shared/contract.md) that claims by compare-and-set instead of SKIP LOCKED
+// (docs/contract.md) that claims by compare-and-set instead of SKIP LOCKED
 // and counts attempts at failure instead of at the claim.
 //
 // Claim: one UPDATE ... SET locked_by, lock_token = <fresh>, locked_until =

@@ -1,5 +1,5 @@
 // Command go-nolock is a dialect dispatcher written on its own to the
-// contract (shared/contract.md) that has no use for lock_token.
+// contract (docs/contract.md) that has no use for lock_token.
 //
 // Its convention: a claim is locked_by = OUTBOX_INSTANCE_ID (unique per
 // instance and per start) with a lease in locked_until; lock_token stays

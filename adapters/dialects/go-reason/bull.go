@@ -8,7 +8,7 @@ import (
 )
 
 // addLua adds one job the way a BullMQ Queue.add with a custom jobId does
-// (shared/bullmq-wire.md), plus a dispatch record that outlives the job hash.
+// (docs/bullmq.md §2), plus a dispatch record that outlives the job hash.
 //
 //	KEYS: 1 job hash, 2 id counter, 3 wait, 4 paused, 5 meta, 6 marker,
 //	      7 events stream, 8 active, 9 dispatch record

@@ -1,5 +1,5 @@
 // Command go-reason is a dialect dispatcher: an outbox dispatcher written on
-// its own to the contract (shared/contract.md), whose recovery writes a
+// its own to the contract (docs/contract.md), whose recovery writes a
 // reason.
 //
 // Its convention: any instance, on a periodic sweep (every quarter lease, at

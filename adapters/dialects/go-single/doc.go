@@ -1,5 +1,5 @@
 // Command go-single is a dialect dispatcher written on its own to the
-// contract (shared/contract.md) that handles one event per transaction, and
+// contract (docs/contract.md) that handles one event per transaction, and
 // adds under a global Redis lock (the queue-constants seed's design).
 //
 // Each event goes through three steps of its own: a claim transaction (the

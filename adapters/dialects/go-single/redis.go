@@ -54,8 +54,8 @@ func (l *heldLock) release() {
 	}
 }
 
-// bullScript is BullMQ's add for a custom jobId, as bullmq-wire.md lays it
-// out: counter, maxLenEvents, duplicate check, hash, "added", wait or
+// bullScript is BullMQ's add for a custom jobId, as docs/bullmq.md §2 lays
+// it out: counter, maxLenEvents, duplicate check, hash, "added", wait or
 // paused, marker unless held, "waiting". ARGV[5] = "overwrite" is the
 // overwrite-job-data plant: an existing job's data and opts are rewritten.
 // Beside BullMQ's keys, a per-queue ledger (a sorted set of jobIds scored

@@ -43,7 +43,7 @@ func (d draft) render() string {
 	w("  command: %s  # %s\n", q(d.start), oneLine(d.startReason))
 	w("  args: []  # EDIT: its arguments; templates such as \"${OUTBOX_INSTANCE_ID}\" are allowed\n")
 	w("  # Every contract variable (%s, ...;\n", strings.Join(manifest.ContractVariables()[:3], ", "))
-	w("  # contract.md section 3) reaches the process as it is. If the dispatcher reads\n")
+	w("  # docs/contract.md §3) reaches the process as it is. If the dispatcher reads\n")
 	w("  # names of its own, set pass_contract_env: false and map each under env:, e.g.\n")
 	w("  #   env: {MY_DATABASE_DSN: \"${OUTBOX_MYSQL_DSN}\"}\n")
 	w("  pass_contract_env: true  # GUESS: it reads the contract's variables (see above)\n\n")

@@ -9,7 +9,7 @@
 // It shares with the reference only what is not a design decision, and
 // holds no copy of the reference's code. From package reference it uses the
 // public parts: the configuration (reference.ConfigFromEnv, every OUTBOX_*
-// variable of contract.md section 3 and the reference's extras), the
+// variable of docs/contract.md §3 and the reference's extras), the
 // connections (reference.OpenMySQL at READ COMMITTED, reference.OpenRedis),
 // the BullMQ producer (reference/bullmq), the backoff ceiling
 // (reference.BackoffCeiling) and the crash points (reference/failpoint: the

@@ -4,7 +4,7 @@ import "github.com/redis/go-redis/v9"
 
 // addNumericScript is a BullMQ add WITHOUT a custom jobId (no-jobid): the
 // id is the queue's INCR counter. Otherwise it writes what an add writes
-// (bullmq-wire.md): the hash, the added and waiting events, the id on wait
+// (docs/bullmq.md §2): the hash, the added and waiting events, the id on wait
 // (paused while meta.paused is set) and the marker.
 //
 //	KEYS: id counter, meta, wait, paused, marker, events

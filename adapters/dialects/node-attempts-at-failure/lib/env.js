@@ -1,5 +1,5 @@
 'use strict';
-// Configuration (contract.md, section 3). parse(env) returns the config or
+// Configuration (docs/contract.md §3). parse(env) returns the config or
 // throws an EnvError: one line naming the variable and what to fix.
 
 class EnvError extends Error {}
@@ -29,7 +29,7 @@ function parse(env) {
   const get = (name, dflt) => (env[name] === undefined || env[name] === '' ? dflt : env[name]);
   const must = (name) => {
     const v = get(name);
-    if (v === undefined) throw new EnvError(name + ' is required (contract.md, section 3)');
+    if (v === undefined) throw new EnvError(name + ' is required (docs/contract.md §3)');
     return v;
   };
   const dur = (name, dflt) => {

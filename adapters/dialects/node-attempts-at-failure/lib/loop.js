@@ -1,5 +1,5 @@
 'use strict';
-// The dispatch loop (contract.md, section 2).
+// The dispatch loop (docs/contract.md §2).
 //
 // Each round: look after expired claims, claim a batch, dispatch it in
 // order. An expired claim is recovered only once it has stayed expired for

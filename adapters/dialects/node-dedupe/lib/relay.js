@@ -1,5 +1,5 @@
 'use strict';
-// The relay loop (contract.md, section 2): sweep expired claims, claim a
+// The relay loop (docs/contract.md §2): sweep expired claims, claim a
 // batch, dispatch each event, sleep when idle.
 //
 // Deduplication: every add passes BullMQ 5's own opts.deduplication with the

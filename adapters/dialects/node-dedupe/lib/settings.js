@@ -1,5 +1,5 @@
 'use strict';
-// Settings from the contract's environment (contract.md, section 3), plus
+// Settings from the contract's environment (docs/contract.md §3), plus
 // this dialect's own OUTBOX_DEDUPE_TTL. Every problem throws a BadSetting
 // whose message is one line: the variable, the value, what to write instead.
 

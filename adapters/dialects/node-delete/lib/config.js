@@ -1,6 +1,6 @@
 'use strict';
-// The relay's settings, read from the contract's environment (contract.md,
-// section 3). readConfig throws a ConfigError whose message is one line
+// The relay's settings, read from the contract's environment
+// (docs/contract.md §3). readConfig throws a ConfigError whose message is one line
 // naming the variable and what to write instead.
 
 class ConfigError extends Error {}

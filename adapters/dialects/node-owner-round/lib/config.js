@@ -1,5 +1,5 @@
 'use strict';
-// Configuration from the contract's environment variables (contract.md, 3).
+// Configuration from the contract's environment variables (docs/contract.md §3).
 // Every problem is a ConfigError whose message is one line naming the
 // variable and what to fix.
 

@@ -1,6 +1,6 @@
 'use strict';
 // The poll loop: recover expired leases, claim a batch, dispatch each event
-// (contract.md, section 2), sleep when there was nothing to do. SIGTERM
+// (docs/contract.md §2), sleep when there was nothing to do. SIGTERM
 // stops claiming, finishes the event in hand, releases the rest, exits 0.
 
 const { Queue } = require('bullmq');

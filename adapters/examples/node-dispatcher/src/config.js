@@ -1,8 +1,8 @@
 'use strict';
 
-// Configuration from the contract's environment variables (contract.md,
-// section 3). A bad value throws a ConfigError; main.js prints its one line
-// on stderr and exits 2.
+// Configuration from the contract's environment variables
+// (docs/contract.md §3). A bad value throws a ConfigError; main.js prints its
+// one line on stderr and exits 2.
 
 class ConfigError extends Error {}
 

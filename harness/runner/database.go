@@ -1,0 +1,77 @@
+package runner
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/outboxchaos/outboxchaos/harness/store"
+)
+
+// database is a run's database on its store's server: the database the run
+// creates, the accounts its slots connect as, and the contract's variables
+// pointing at it (mysqldb.go, postgresdb.go).
+type database interface {
+	store() store.Store
+	// open creates the database and the slots' accounts and returns the
+	// harness's own connection to it; what it made is undone by closers.
+	open(ctx context.Context, slots []string, closers *[]func() error) (*sql.DB, error)
+	// upstream is the server address the slots' fault-proxy links reach.
+	upstream() string
+	// slotVars are the contract's database variables for slot, through its
+	// link at addr; directVars straight to the server, as the harness.
+	slotVars(slot, addr string) (map[string]string, error)
+	directVars() (map[string]string, error)
+	// slotWriters maps each account the triggers may record to a slot, or
+	// to history.WriterHarness; empty when the slots share an account.
+	slotWriters() map[string]string
+}
+
+// storeAdapter is an adapter whose outbox is not in MySQL (a manifest's
+// store key).
+type storeAdapter interface {
+	StoreName() string
+}
+
+// storeOf is the adapter's store.
+func storeOf(a any) (store.Store, error) {
+	name := ""
+	if sa, ok := a.(storeAdapter); ok {
+		name = sa.StoreName()
+	}
+	return store.Named(name)
+}
+
+// openDatabase creates the run's database on its store, applies the
+// adapter's schema and installs the history triggers.
+func (r *session) openDatabase(ctx context.Context) error {
+	st, err := storeOf(r.o.Adapter)
+	if err != nil {
+		return err
+	}
+	name := "oc_" + strings.ReplaceAll(r.o.Scenario.Name, "-", "_") + "_" + randomHex(4)
+	switch st.Name() {
+	case store.NameMySQL:
+		r.dbs = &mysqlDatabase{env: r.o.Env, name: name, log: r.log}
+	case store.NamePostgres:
+		r.dbs = &postgresDatabase{env: r.o.Env, name: name}
+	default:
+		return fmt.Errorf("store %s: the runner cannot open it", st.Name())
+	}
+	db, err := r.dbs.open(ctx, slots(r.o.Scenario.Instances), &r.closers)
+	if err != nil {
+		return err
+	}
+	r.db = db
+	m := r.o.Adapter.Schema()
+	for _, stmt := range m.DDL {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("apply schema of %s: %w", r.o.Adapter.Name(), err)
+		}
+	}
+	if err := st.InstallTriggers(ctx, db, m); err != nil {
+		return fmt.Errorf("install history triggers: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+// Package store names the kinds of database an outbox can live in and what
+// the harness does on each: install its history triggers, read what they
+// recorded, scan the final rows, and speak its SQL dialect. A store's
+// private servers are harness/localenv's and harness/env's; its wire
+// protocol faults are harness/faultproxy's.
+//
+//   - mysql: MySQL 8 and MariaDB 10.6+ (harness/observe's triggers).
+//   - postgres: PostgreSQL 13+ (harness/store/postgres's triggers).
+//
+// Every store records the same history (history.Transition, OutboxRow,
+// JobRow), so every checker runs unchanged; harness/model derives the
+// canonical transitions from any store's records.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	_ "github.com/go-sql-driver/mysql" // the mysql driver
+	_ "github.com/jackc/pgx/v5/stdlib" // the pgx driver
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/model"
+	"github.com/outboxchaos/outboxchaos/harness/observe"
+	"github.com/outboxchaos/outboxchaos/harness/schema"
+	"github.com/outboxchaos/outboxchaos/harness/store/postgres"
+)
+
+// Store is one kind of database.
+type Store interface {
+	// Name is "mysql" or "postgres": the fault proxy's dependency and the
+	// history's fault targets ("mysql/d1") name the store by it.
+	Name() string
+	// Driver is its database/sql driver name.
+	Driver() string
+	Dialect() model.Dialect
+	InstallTriggers(ctx context.Context, db *sql.DB, m schema.Mapping) error
+	ReadTransitions(ctx context.Context, db *sql.DB, m schema.Mapping, afterSeq int64) ([]history.Transition, error)
+	ScanOutbox(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.OutboxRow, error)
+	ScanJobs(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.JobRow, error)
+}
+
+// Names of the stores.
+const (
+	NameMySQL    = "mysql"
+	NamePostgres = "postgres"
+)
+
+// Named is the store called name ("" is MySQL, the contract's own).
+func Named(name string) (Store, error) {
+	switch name {
+	case "", NameMySQL:
+		return MySQL, nil
+	case NamePostgres:
+		return Postgres, nil
+	}
+	return nil, fmt.Errorf("store %q: use mysql (MySQL or MariaDB) or postgres", name)
+}
+
+// MySQL is the MySQL and MariaDB store.
+var MySQL Store = mysqlStore{}
+
+type mysqlStore struct{}
+
+func (mysqlStore) Name() string           { return NameMySQL }
+func (mysqlStore) Driver() string         { return "mysql" }
+func (mysqlStore) Dialect() model.Dialect { return model.MySQL }
+
+func (mysqlStore) InstallTriggers(ctx context.Context, db *sql.DB, m schema.Mapping) error {
+	return observe.InstallTriggers(ctx, db, m)
+}
+
+func (mysqlStore) ReadTransitions(ctx context.Context, db *sql.DB, m schema.Mapping, afterSeq int64) ([]history.Transition, error) {
+	return observe.ReadTransitions(ctx, db, m, afterSeq)
+}
+
+func (mysqlStore) ScanOutbox(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.OutboxRow, error) {
+	return observe.ScanOutboxRows(ctx, db, m)
+}
+
+func (mysqlStore) ScanJobs(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.JobRow, error) {
+	return observe.ScanJobs(ctx, db, m)
+}
+
+// Postgres is the PostgreSQL store.
+var Postgres Store = postgresStore{}
+
+type postgresStore struct{}
+
+func (postgresStore) Name() string           { return NamePostgres }
+func (postgresStore) Driver() string         { return "pgx" }
+func (postgresStore) Dialect() model.Dialect { return model.Postgres }
+
+func (postgresStore) InstallTriggers(ctx context.Context, db *sql.DB, m schema.Mapping) error {
+	return postgres.InstallTriggers(ctx, db, m)
+}
+
+func (postgresStore) ReadTransitions(ctx context.Context, db *sql.DB, m schema.Mapping, afterSeq int64) ([]history.Transition, error) {
+	return postgres.ReadTransitions(ctx, db, m, afterSeq)
+}
+
+func (postgresStore) ScanOutbox(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.OutboxRow, error) {
+	return postgres.ScanOutboxRows(ctx, db, m)
+}
+
+func (postgresStore) ScanJobs(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.JobRow, error) {
+	return postgres.ScanJobs(ctx, db, m)
+}
