@@ -349,6 +349,13 @@ func (r *Recorder) Update(f func(*Run)) {
 	f(&r.run)
 }
 
+// EventCount is how many events were recorded so far.
+func (r *Recorder) EventCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.run.Events)
+}
+
 // AddEvent records a produced event.
 func (r *Recorder) AddEvent(e Event) { r.Update(func(run *Run) { run.Events = append(run.Events, e) }) }
 

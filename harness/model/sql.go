@@ -100,6 +100,9 @@ func (s Store) OpenWhere(m schema.Mapping, first int) (string, []any, error) {
 	return strings.Join(conds, " AND "), args, nil
 }
 
+// Placeholders is n placeholders from number first.
+func (s Store) Placeholders(first, n int) string { return s.placeholders(first, n) }
+
 // placeholders is n placeholders from number first.
 func (s Store) placeholders(first, n int) string {
 	ps := make([]string, n)

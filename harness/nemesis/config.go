@@ -9,6 +9,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/observe"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
@@ -44,6 +45,12 @@ type Config struct {
 	// Sink is where the dispatcher publishes (history.Sink*: "" is
 	// BullMQ); Redis faults that depend on it are bound to it.
 	Sink string
+	// Store is the outbox's database: "mysql" (the default) or
+	// "postgres". A schedule's "mysql" dependency means the store, whichever
+	// it is: its links are Links[Store+"/"+slot]. Dialect is its SQL, for
+	// the traps' look-ups (model.MySQL when zero).
+	Store   string
+	Dialect model.Dialect
 }
 
 // New returns the nemesis of one run, or what is missing from c.
@@ -60,6 +67,7 @@ func New(c Config) (*Nemesis, error) {
 		slots: append([]string(nil), c.Slots...), slotEnv: slotEnv, caps: c.Capabilities,
 		db: c.DB, obs: c.Observer, schema: c.Schema, progress: c.Progress,
 		prefix: c.Prefix, queues: append([]string(nil), c.Queues...), sink: c.Sink,
+		store: storeOr(c.Store), dialect: dialectOr(c.Dialect),
 	}, nil
 }
 
@@ -78,7 +86,7 @@ func (c Config) validate() error {
 		if _, ok := c.SlotEnv[s]; !ok {
 			errs = append(errs, fmt.Errorf("slot %s has no environment", s))
 		}
-		for _, dep := range []string{"mysql", "redis"} {
+		for _, dep := range []string{storeOr(c.Store), "redis"} {
 			if c.Links[dep+"/"+s] == nil {
 				errs = append(errs, fmt.Errorf("slot %s has no %s link", s, dep))
 			}
@@ -105,4 +113,20 @@ func (n *Nemesis) Revive(ctx context.Context) error {
 // BullMQ, observe.SinkObserver for a stream or list sink).
 type CreationSource interface {
 	Subscribe(buffer int) *observe.Subscription
+}
+
+// storeOr is the store named s, MySQL when s is empty.
+func storeOr(s string) string {
+	if s == "" {
+		return "mysql"
+	}
+	return s
+}
+
+// dialectOr is d, MySQL's when d is the zero value.
+func dialectOr(d model.Dialect) model.Dialect {
+	if d.Quote == nil {
+		return model.MySQL
+	}
+	return d
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/internal/sleep"
+	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
@@ -32,8 +33,10 @@ type Nemesis struct {
 	obs      CreationSource // the traps' creation signal; nil: none
 	schema   schema.Mapping
 	progress func(ctx context.Context) (done, total int, err error)
-	prefix   string   // the BullMQ key prefix of the run
-	sink     string   // where the dispatcher publishes (history.Sink*)
+	prefix   string // the BullMQ key prefix of the run
+	sink     string // where the dispatcher publishes (history.Sink*)
+	store    string // the outbox's database: "mysql" or "postgres"
+	dialect  model.Dialect
 	queues   []string // the run's queue allowlist
 }
 
@@ -235,11 +238,11 @@ func (n *Nemesis) Network(ctx context.Context, dep, slot string, f faultproxy.Fa
 	if err != nil {
 		return err
 	}
-	target := dep
+	target := n.depName(dep)
 	if slot != "" {
 		// The link belongs to the slot; the checkers know instances by the
 		// id they write into locked_by.
-		target = dep + "/" + n.sup.Instances()[slot]
+		target = n.depName(dep) + "/" + n.sup.Instances()[slot]
 	}
 	if f == nil {
 		return fmt.Errorf("network fault on %s: no fault given", dep)
@@ -285,9 +288,10 @@ func (n *Nemesis) Network(ctx context.Context, dep, slot string, f faultproxy.Fa
 }
 
 func (n *Nemesis) linksFor(dep, slot string) ([]*faultproxy.Proxy, error) {
-	if dep != "mysql" && dep != "redis" {
-		return nil, fmt.Errorf("network fault: dependency %q: want mysql or redis", dep)
+	if dep != "mysql" && dep != n.store && dep != "redis" {
+		return nil, fmt.Errorf("network fault: dependency %q: want mysql (the outbox's database) or redis", dep)
 	}
+	dep = n.depName(dep)
 	var out []*faultproxy.Proxy
 	for _, s := range n.slots {
 		if slot == "" || slot == s {
@@ -313,13 +317,19 @@ func (n *Nemesis) BreakQueue(ctx context.Context, queue string, d time.Duration)
 // control.
 func (n *Nemesis) RestartServer(ctx context.Context, dep string, down time.Duration) error {
 	var c env.Control
-	switch dep {
+	switch dep = n.depName(dep); dep {
 	case "mysql":
 		c = n.env.MySQL()
+	case "postgres":
+		pg, err := n.env.Postgres(ctx)
+		if err != nil {
+			return fmt.Errorf("restart server postgres: %w", err)
+		}
+		c = pg.Control()
 	case "redis":
 		c = n.env.Redis()
 	default:
-		return fmt.Errorf("restart server: %q: want mysql or redis", dep)
+		return fmt.Errorf("restart server: %q: want mysql (the outbox's database) or redis", dep)
 	}
 	if c == nil {
 		return fmt.Errorf("restart server %s: the %s environment cannot restart servers", dep, n.env.Name())
@@ -379,4 +389,13 @@ func cloneMap(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// depName is the dependency a schedule names, as the run has it: "mysql"
+// means the outbox's database, whichever store it is.
+func (n *Nemesis) depName(dep string) string {
+	if dep == "mysql" {
+		return n.store
+	}
+	return dep
 }

@@ -274,20 +274,21 @@ func (n *Nemesis) heldEvents(ctx context.Context, instance string, jobs []string
 		return "", nil, false
 	}
 	m := n.schema
-	st := model.Store{Dialect: model.MySQL}
-	claimed, claimArgs, hasClaims, err := st.ClaimedWhere(m, 1)
+	st := model.Store{Dialect: n.dialect}
+	claimed, claimArgs, hasClaims, err := st.ClaimedWhere(m, len(jobs)+2)
 	if m.Outbox.LockedBy == "" || !hasClaims || err != nil {
 		return jobs[0], nil, true
 	}
-	job := st.JobExpr(m)
-	q := fmt.Sprintf("SELECT %s, %s FROM `%s` WHERE %s IN (%s) AND `%s` = ? AND %s ORDER BY `%s`",
-		st.KeyExpr(m), job, m.Outbox.Table, job, placeholders(len(jobs)), m.Outbox.LockedBy, claimed, m.Outbox.ID)
+	job, q := st.JobExpr(m), n.dialect.Quote
+	query := fmt.Sprintf("SELECT %s, %s FROM %s WHERE %s IN (%s) AND %s = %s AND %s ORDER BY %s",
+		st.KeyExpr(m), job, q(m.Outbox.Table), job, st.Placeholders(1, len(jobs)), q(m.Outbox.LockedBy),
+		st.Placeholders(len(jobs)+1, 1), claimed, q(m.Outbox.ID))
 	args := make([]any, 0, len(jobs)+1+len(claimArgs))
 	for _, j := range jobs {
 		args = append(args, j)
 	}
 	args = append(append(args, instance), claimArgs...)
-	rows, err := n.db.QueryContext(ctx, q, args...)
+	rows, err := n.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return "", nil, false
 	}
@@ -326,8 +327,6 @@ func (n *Nemesis) eventOfRow(key string) string {
 	})
 	return id
 }
-
-func placeholders(k int) string { return strings.TrimSuffix(strings.Repeat("?,", k), ",") }
 
 // longestRunning is the slot whose live instance started first (the first
 // slot when none is alive).

@@ -43,7 +43,7 @@ func (r *session) contractEnv(slot string) (map[string]string, error) {
 func (r *session) load(ctx context.Context) error {
 	s := r.o.Scenario
 	p, err := r.producer(workload.ProducerConfig{
-		DB: r.db, Schema: r.o.Adapter.Schema(), Queues: r.queues, Rate: s.Rate, Mix: s.Mix,
+		DB: r.db, Schema: r.o.Adapter.Schema(), Dialect: r.dbs.store().Dialect(), Queues: r.queues, Rate: s.Rate, Mix: s.Mix,
 		Rand: randFrom(r.rng), Recorder: r.rec, RunID: randomHex(3), Aggregates: s.Aggregates, Hold: s.Hold,
 	})
 	if err != nil {
@@ -189,30 +189,26 @@ func (r *session) queuesIdle(ctx context.Context) bool {
 // openEvents counts events neither published nor failed yet.
 func (r *session) openEvents(ctx context.Context) (int, error) {
 	m := r.o.Adapter.Schema()
-	st := model.Store{Dialect: model.MySQL}
-	where, args, err := st.OpenWhere(m, 1)
+	d := r.dbs.store().Dialect()
+	where, args, err := model.Store{Dialect: d}.OpenWhere(m, 1)
 	if err != nil {
 		return 0, fmt.Errorf("count open events: %w", err)
 	}
 	var n int
-	if err := r.db.QueryRowContext(ctx, fmt.Sprintf("SELECT COUNT(*) FROM `%s` WHERE %s", m.Outbox.Table, where), args...).Scan(&n); err != nil {
+	if err := r.db.QueryRowContext(ctx, fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE %s", d.Quote(m.Outbox.Table), where), args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count open events: %w", err)
 	}
 	return n, nil
 }
 
-// progress counts events in a final state against the events produced.
-// All events are the recorder's, not the outbox table's rows: a relay that
-// deletes a row once it is published (states.deleted) leaves only the open
-// ones there.
+// progress counts the events produced so far that are in a final state
+// (an outbox that deletes published rows keeps no count of its own).
 func (r *session) progress(ctx context.Context) (done, total int, err error) {
 	open, err := r.openEvents(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
-	r.rec.Update(func(run *history.Run) { total = len(run.Events) })
-	// A row committed a moment before the producer records its event is
-	// open and not yet counted.
+	total = r.rec.EventCount()
 	return max(total-open, 0), total, nil
 }
 

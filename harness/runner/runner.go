@@ -23,6 +23,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/nemesis"
 	"github.com/outboxchaos/outboxchaos/harness/observe"
+	"github.com/outboxchaos/outboxchaos/harness/store"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 )
@@ -111,16 +112,24 @@ func (o Options) validate() error {
 
 // Missing returns why the adapter or environment cannot run the scenario, or
 // "" when it can.
-func Missing(s Scenario, caps supervisor.Capabilities, e env.Env) string {
+func Missing(s Scenario, a supervisor.Adapter, e env.Env) string {
+	caps := a.Capabilities()
+	st, err := storeOf(a)
+	if err != nil {
+		return err.Error()
+	}
+	pg := st.Name() == store.NamePostgres
 	for _, n := range s.Needs {
 		switch {
 		case n == NeedCrashPoints && !caps.CrashPoints:
 			return "the adapter exposes no crash points"
 		case n == NeedGracefulTerm && !caps.GracefulTerm:
 			return "the adapter does not declare SIGTERM graceful"
-		case n == NeedServerCtl && (e.MySQL() == nil || e.Redis() == nil):
+		case n == NeedServerCtl && (e.Redis() == nil || !pg && e.MySQL() == nil):
 			return "the " + e.Name() + " environment cannot kill and restart servers"
-		case n == NeedMySQLRestart && env.MySQLRestartInPlace(e) != "":
+		case n == NeedMySQLRestart && pg && e.Name() != "local":
+			return "the " + e.Name() + " environment's PostgreSQL cannot be killed and restarted in place: only the local environment's private server can"
+		case n == NeedMySQLRestart && !pg && env.MySQLRestartInPlace(e) != "":
 			return env.MySQLRestartInPlace(e)
 		}
 		if why := missingClockOrOrder(n, caps.Clock, caps.Ordering); why != "" {
@@ -137,7 +146,7 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 		return Outcome{}, err
 	}
 	out := Outcome{Dir: o.Out}
-	why := Missing(o.Scenario, o.Adapter.Capabilities(), o.Env)
+	why := Missing(o.Scenario, o.Adapter, o.Env)
 	if why == "" {
 		why = NotApplicable(o.Scenario, OutboxModel(o.Adapter))
 	}
@@ -314,7 +323,7 @@ func (r *session) startObservers(ctx context.Context) error {
 		return nil
 	}
 	if r.sink != nil {
-		c, err := r.sink.newConsumer(r.db, r.o.Adapter.Schema(), 2, r.o.Scenario.ConsumerLeavesRows)
+		c, err := r.sink.newConsumer(r.db, r.o.Adapter.Schema(), r.dbs.store().Dialect(), 2, r.o.Scenario.ConsumerLeavesRows)
 		if err != nil {
 			cancel()
 			return fmt.Errorf("consumer: %w", err)
@@ -323,7 +332,7 @@ func (r *session) startObservers(ctx context.Context) error {
 		return nil
 	}
 	c, err := workload.NewConsumer(workload.ConsumerConfig{
-		Redis: r.rdb, DB: r.db, Schema: r.o.Adapter.Schema(), Prefix: r.prefix, Queues: r.queues,
+		Redis: r.rdb, DB: r.db, Schema: r.o.Adapter.Schema(), Dialect: r.dbs.store().Dialect(), Prefix: r.prefix, Queues: r.queues,
 		Workers: 2, RemoveOnComplete: r.o.Scenario.RemoveOnComplete, LeaveRows: r.o.Scenario.ConsumerLeavesRows,
 		Recorder: r.rec, Name: "consumer",
 	})
@@ -354,6 +363,7 @@ func (r *session) startInstances(ctx context.Context) error {
 		Links: r.links, Env: r.o.Env, Capabilities: r.o.Adapter.Capabilities(), Seed: r.rng.Int63(),
 		DB: r.db, Schema: r.o.Adapter.Schema(), Observer: r.creations(), Progress: r.progress,
 		Prefix: r.prefix, Queues: r.queues, Sink: OutboxModel(r.o.Adapter).Sink,
+		Store: r.dbs.store().Name(), Dialect: r.dbs.store().Dialect(),
 	})
 	if err != nil {
 		return err

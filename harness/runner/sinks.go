@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/nemesis"
 	"github.com/outboxchaos/outboxchaos/harness/observe"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
@@ -88,8 +89,8 @@ func (s *sinkRun) Subscribe(buffer int) *observe.Subscription { return s.obs.Sub
 
 // newConsumer builds the scenario's consumer of the sink; the caller runs
 // it (Run) as it runs a workload.Consumer.
-func (s *sinkRun) newConsumer(db *sql.DB, m schema.Mapping, workers int, leaveRows bool) (*workload.SinkConsumer, error) {
-	c, err := workload.NewSinkConsumer(workload.SinkConsumerConfig{Redis: s.rdb, DB: db, Schema: m, Sink: s.cfg,
+func (s *sinkRun) newConsumer(db *sql.DB, m schema.Mapping, d model.Dialect, workers int, leaveRows bool) (*workload.SinkConsumer, error) {
+	c, err := workload.NewSinkConsumer(workload.SinkConsumerConfig{Redis: s.rdb, DB: db, Schema: m, Dialect: d, Sink: s.cfg,
 		Workers: workers, LeaveRows: leaveRows, Recorder: s.rec, Name: "consumer"})
 	if err != nil {
 		return nil, err

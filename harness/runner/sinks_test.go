@@ -9,6 +9,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
+	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/sink"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
@@ -64,7 +65,7 @@ func TestSinkRunFollowsAListThroughARun(t *testing.T) {
 	defer func() { require.NoError(t, s.stop()) }()
 	sub := s.Subscribe(4)
 	defer sub.Close()
-	c, err := s.newConsumer(nil, schema.Mapping{}, 2, false)
+	c, err := s.newConsumer(nil, schema.Mapping{}, model.MySQL, 2, false)
 	require.NoError(t, err)
 	bg, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
