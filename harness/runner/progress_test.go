@@ -33,7 +33,7 @@ func TestProgressCountsDeletedRowsAsFinal(t *testing.T) {
 	for id := int64(1); id <= 5; id++ {
 		rec.AddEvent(history.Event{ID: id})
 	}
-	r := &session{o: Options{Adapter: shapedAdapter{m: m}}, db: db, rec: rec}
+	r := &session{o: Options{Adapter: shapedAdapter{m: m}}, dbs: &mysqlDatabase{}, db: db, rec: rec}
 	done, total, err := r.progress(localtest.Context(t))
 	require.NoError(t, err)
 	require.Equal(t, [2]int{3, 5}, [2]int{done, total})
