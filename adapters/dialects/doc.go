@@ -97,7 +97,7 @@
 //	                                                         processed_at IS NULL)
 //	go-timestamps             new-id-on-republish            (issue 22: a re-publish mints  I1  crash-window
 //	                                                         a fresh message id)
-//	go-cursor                 trusts-id                      (cursor-claim)                 I2  commit-order-gaps (**)
+//	go-cursor                 trusts-id                      (cursor-claim)                 I2  commit-order-gaps
 //	go-cursor                 ack-before-publish             mark-before-enqueue            I3  redis-outage
 //	node-delete               delete-before-publish          (issue 22: the row deleted,    I3  queue-error (***)
 //	                                                         then pushed)
@@ -246,23 +246,17 @@
 //
 // # Known misses
 //
-//   - go-cursor/trusts-id in commit-order-gaps is unknown, not a fail, on
-//     seeds 1 to 3: its offset passes the held rows, which commit behind it
-//     and stay pending for good, yet the drain counts as open only the rows
-//     above the offset (model.Store.OpenWhere), finds none, quiesces in
-//     about a second, and I2 calls each pending event a doubt ("the drain
-//     lasted 0.9 s of the 2.1 s a correct dispatcher may need"). A cursor
-//     never comes back for a row it passed: an event not published when
-//     the offset passed its id is lost, and that can be proven at once.
-//   - a correct cursor relay (go-cursor) is unknown in commit-order-gaps
-//     (commit-gap: 0 landed), crash-window and dedupe-horizon (crash-window:
-//     0 of 8 kills landed) and mysql-restart (outage-stalled: 0). Each
-//     landing is counted from claims, or from publishes past a hole: a
-//     cursor has no claims, a correct one never publishes past a hole, and
-//     no event is produced while MySQL itself is down, so the requirement
-//     cannot be met although the faults did land (dedupe-horizon
-//     re-published 26 messages after its kills). go-cursor_test.go accepts
-//     commit-order-gaps unknown for its landing alone.
+//   - a correct cursor relay (go-cursor) is unknown in crash-window and
+//     dedupe-horizon (crash-window: 0 of 8 kills landed) and mysql-restart
+//     (outage-stalled: 0). Those landings are counted from claims: a cursor
+//     has none, and no event is produced while MySQL itself is down, so
+//     the requirement cannot be met although the faults did land
+//     (dedupe-horizon re-published 26 messages after its kills).
+//   - go-cursor/trusts-id was one, and a correct cursor was unknown in
+//     commit-order-gaps. The cursor's own records now stay in the history,
+//     so I2 fails an event the offset passed before its commit at once,
+//     and for an outbox without claims a gap lands when a higher id had
+//     committed well before the held COMMIT.
 //   - node-delete/delete-before-publish in crash-window and lease-expiry
 //     (unknown there, caught by I3 in queue-error): a relay that deletes
 //     before it pushes holds no row when its push shows up, so the window

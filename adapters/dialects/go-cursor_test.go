@@ -22,13 +22,6 @@ const goCursor = "go-cursor"
 // the offset whose reply is lost, turns handed over on SIGTERM).
 var goCursorSubset = []sized{{"baseline", 200}, {"commit-order-gaps", 400}, {"lost-reply-mysql-commit", 400}, {"graceful-shutdown", 300}}
 
-// goCursorUnlandable is, per scenario, the landing requirement the harness
-// cannot see met for a correct cursor relay (doc.go, "Known misses"): a
-// commit gap lands when an instance took a higher id before the held one
-// committed, and a correct cursor never does. Such a run is unknown for
-// that requirement alone, with every invariant holding.
-var goCursorUnlandable = map[string]string{"commit-order-gaps": history.LandCommitGap}
-
 // goCursorPlants are go-cursor's planted bugs, each with the scenario and
 // the invariant that must catch it.
 var goCursorPlants = []struct {
@@ -37,13 +30,6 @@ var goCursorPlants = []struct {
 }{
 	{"trusts-id", "commit-order-gaps", "I2", 400},
 	{"ack-before-publish", "redis-outage", "I3", 400},
-}
-
-// goCursorMisses are go-cursor's plants the harness does not catch yet,
-// with what the runs showed (doc.go, "Known misses"), and the doubt I2
-// says instead of failing.
-var goCursorMisses = map[string]string{
-	"trusts-id": "did not quiesce",
 }
 
 func TestGoCursorManifestsDescribeACursor(t *testing.T) {
@@ -87,9 +73,7 @@ func TestGoCursorConfigErrorsAreOneLine(t *testing.T) {
 }
 
 // TestGoCursorKeepsTheContract runs go-cursor through its subset and
-// requires every invariant that applies to hold, and the run to pass, or
-// to be unknown only for the landing its scenario cannot see
-// (goCursorUnlandable).
+// requires every invariant that applies to hold, and the run to pass.
 func TestGoCursorKeepsTheContract(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 4 scenarios (about a minute): not in -short")
@@ -101,22 +85,14 @@ func TestGoCursorKeepsTheContract(t *testing.T) {
 		t.Run(sc.scenario, func(t *testing.T) {
 			o := run(t, e, a, work, sc.scenario, sc.events)
 			requireAllHold(t, o)
-			if o.Verdict == check.Pass {
-				return
-			}
-			missed := check.Unlanded(o.Landing)
-			require.Len(t, missed, 1, "%s is %s: %s", sc.scenario, o.Verdict, o.Reason)
-			require.Equal(t, goCursorUnlandable[sc.scenario], missed[0].Fault, "%s is %s: %s", sc.scenario, o.Verdict, o.Reason)
-			require.Equal(t, check.Unknown, o.Verdict)
-			t.Logf("known miss of the harness: %s", missed[0])
+			require.Equal(t, check.Pass, o.Verdict, "%s: %s", sc.scenario, o.Reason)
 		})
 	}
 }
 
 // TestGoCursorPlantsAreCaught runs each planted bug in its scenario: its
 // invariant must fail, or the run must be unknown because a fault did not
-// land, or, for a known miss, its invariant unknown for the doubt the miss
-// names, with events left behind the offset; the run never passes.
+// land; the run never passes.
 func TestGoCursorPlantsAreCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 2 scenarios: not in -short")
@@ -129,32 +105,14 @@ func TestGoCursorPlantsAreCaught(t *testing.T) {
 			o := runWith(t, e, a, work, p.scenario, p.events, func(*runner.Scenario) {})
 			r := result(t, o, p.invariant)
 			require.NotEqual(t, check.Pass, o.Verdict, "%s passed %s: %s is %s: %s", p.bug, p.scenario, p.invariant, r.Verdict, r.Reason)
-			switch {
-			case r.Verdict == check.Fail:
-				require.NotEmpty(t, r.Violations)
-				t.Logf("%s caught by %s: %s", p.bug, p.invariant, r.Violations[0].Summary)
-			case len(check.Unlanded(o.Landing)) > 0:
+			if r.Verdict != check.Fail {
+				require.NotEmpty(t, check.Unlanded(o.Landing), "%s: %s is %s but every fault landed: %s", p.bug, p.invariant, r.Verdict, r.Reason)
 				require.Equal(t, check.Unknown, o.Verdict)
 				t.Logf("%s: %s %s, the fault did not land: %v", p.bug, p.invariant, r.Verdict, check.Unlanded(o.Landing))
-			default:
-				doubt, known := goCursorMisses[p.bug]
-				require.True(t, known, "%s: %s is %s but every fault landed: %s", p.bug, p.invariant, r.Verdict, r.Reason)
-				require.Equal(t, check.Unknown, r.Verdict)
-				require.Contains(t, r.Reason, doubt)
-				require.Positive(t, pendingAtEnd(o.History), "%s left no event behind", p.bug)
-				t.Logf("known miss of the harness: %s is %s: %s", p.invariant, r.Verdict, r.Reason)
+				return
 			}
+			require.NotEmpty(t, r.Violations)
+			t.Logf("%s caught by %s: %s", p.bug, p.invariant, r.Violations[0].Summary)
 		})
 	}
-}
-
-// pendingAtEnd counts the events the final scan found still pending.
-func pendingAtEnd(run history.Run) int {
-	n := 0
-	for _, r := range run.Final.Outbox {
-		if r.Status == history.StatusPending {
-			n++
-		}
-	}
-	return n
 }

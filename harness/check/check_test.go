@@ -374,7 +374,7 @@ func TestShape(t *testing.T) {
 				h = &hold{Attempts: int(n[0] - '0')}
 			}
 		}
-		require.Equal(t, c.want, shape(c.t, h), "case %d", i)
+		require.Equal(t, c.want, shape(c.t, h, ""), "case %d", i)
 	}
 }
 

@@ -81,6 +81,10 @@ func (ix *index) notPublished(e history.Event, row history.OutboxRow, jobSt stri
 	case row.Status == history.StatusPublished:
 		return fmt.Sprintf("Event %d was published but its job %s ended %s instead of queued.", e.ID, e.JobID, jobWord(jobSt)), last.At, inst
 	}
+	if c, ok := ix.cursorPassed(e.ID); ok && row.Status == history.StatusPending {
+		return fmt.Sprintf("Event %d (job %s) was never published: the cursor passed its id at %s (offset %d, written by %s) before the event's transaction had committed, and a cursor does not go back for it.",
+			e.ID, e.JobID, clock(c.At), c.Offset, orSomeone(c.Writer)), c.At, appendUnique(nil, c.Writer)
+	}
 	if h, ok := ix.stuck(e.ID); ok {
 		return fmt.Sprintf("Event %d (job %s) was still held by %s at the end, although its lease ran out at %s.", e.ID, e.JobID, h.Owner, clock(*h.Until)), *h.Until, appendUnique(nil, h.Owner)
 	}
@@ -130,4 +134,18 @@ func jobWord(status string) string {
 		return "missing"
 	}
 	return status
+}
+
+// cursorPassed is the first write of the outbox's cursor (an offsets
+// table's record, harness/model) whose offset reached event id; ok is false
+// for an outbox without a cursor, or one that never reached it. An event
+// still pending after it was passed by its transaction's commit time would
+// have been published by that move, so it was passed before.
+func (ix *index) cursorPassed(id int64) (history.Transition, bool) {
+	for _, t := range ix.run.Transitions {
+		if t.Table == history.TableCursor && t.Offset >= id {
+			return t, true
+		}
+	}
+	return history.Transition{}, false
 }

@@ -22,6 +22,9 @@ import (
 // take turns under a global lock looks correct that way). Without process
 // events, one instance's pass counts.
 func (ix *index) commitGaps() int {
+	if !ix.run.Meta.Model.Has(history.LackClaims) {
+		return ix.visibleGaps()
+	}
 	takes := ix.takesByInstance()
 	n := 0
 	for _, e := range ix.events {
@@ -46,6 +49,32 @@ func (ix *index) commitGaps() int {
 	}
 	return n
 }
+
+// visibleGaps counts, for an outbox without claims (a cursor relay), the
+// held events behind which a higher id had committed more than ClockSlack
+// before their own COMMIT was sent, while an instance was running: a relay
+// reading in id order could see the higher id across the gap, so it had
+// the chance to pass it. A correct relay waits; one that trusts the
+// highest id it read skips the held event.
+func (ix *index) visibleGaps() int {
+	n := 0
+	for _, e := range ix.events {
+		if e.Committing.IsZero() || len(ix.runningAt(e.Committing)) == 0 {
+			continue
+		}
+		for _, f := range ix.events {
+			if f.ID > e.ID && committedAt(f).Before(e.Committing.Add(-ClockSlack)) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// committedAt is when event e's transaction had committed, at the latest:
+// when the producer recorded it.
+func committedAt(e history.Event) time.Time { return e.Produced }
 
 // take is one event an instance took: its id and when.
 type take struct {

@@ -92,17 +92,25 @@ func (lv liveness) storeCut(inst string, t time.Time) bool {
 	return false
 }
 
-// instanceOf is the instance of slot that was started last by t (widened
-// by ClockSlack: a write on the database clock, starts on the harness's);
-// "" when none was.
+// instanceOf is the instance of slot that was started last by t, or, when
+// none was, by t plus ClockSlack (a write on the database clock, starts on
+// the harness's); "" when none was.
 func (lv liveness) instanceOf(slot string, t time.Time) string {
+	if inst := lv.startedBy(slot, t); inst != "" {
+		return inst
+	}
+	return lv.startedBy(slot, t.Add(ClockSlack))
+}
+
+// startedBy is the instance of slot started last at or before t.
+func (lv liveness) startedBy(slot string, t time.Time) string {
 	best, at := "", time.Time{}
 	for inst, ps := range lv.procs {
 		if slotOf(inst) != slot {
 			continue
 		}
 		for _, p := range ps {
-			if p.Action == "start" && !p.At.After(t.Add(ClockSlack)) && p.At.After(at) {
+			if p.Action == "start" && !p.At.After(t) && p.At.After(at) {
 				best, at = inst, p.At
 			}
 		}

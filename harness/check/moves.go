@@ -56,7 +56,7 @@ const moveReturn move = -1
 // shape tells what a transition did from the transition alone and the
 // current hold's owner (for a schema without lock tokens); a return to
 // pending comes back as moveReturn.
-func shape(t history.Transition, h *hold) move {
+func shape(t history.Transition, h *hold, claimer string) move {
 	switch {
 	case t.Op == "insert":
 		return moveInsert
@@ -67,7 +67,7 @@ func shape(t history.Transition, h *hold) move {
 	case isFinal(t.NewStatus):
 		return moveFinalize
 	case t.NewStatus == history.StatusProcessing && t.OldStatus == history.StatusProcessing:
-		if newOwner(t, h) {
+		if newOwner(t, h, claimer) {
 			return moveTakeover
 		}
 		return moveExtend
@@ -83,9 +83,10 @@ func shape(t history.Transition, h *hold) move {
 // owner: a different non-empty lock token; or, when the schema has no lock
 // token (neither value recorded), a locked_by other than the current hold's
 // owner; or, when it has neither (an outbox whose claim is a lease and an
-// attempt count), more attempts than the hold's claim counted: only a new
+// attempt count), another instance writing it (claimer: the writer's
+// instance) or more attempts than the hold's claim counted: only a new
 // claim counts one.
-func newOwner(t history.Transition, h *hold) bool {
+func newOwner(t history.Transition, h *hold, claimer string) bool {
 	owner, attempts := "", 0
 	if h != nil {
 		owner, attempts = h.Owner, h.Attempts
@@ -93,10 +94,12 @@ func newOwner(t history.Transition, h *hold) bool {
 	switch {
 	case t.LockToken != "" || t.OldLockToken != "":
 		return t.LockToken != "" && t.LockToken != t.OldLockToken
-	case t.LockedBy != "" || owner != "":
-		return t.LockedBy != "" && owner != "" && t.LockedBy != owner
+	case t.LockedBy != "":
+		return owner != "" && t.LockedBy != owner
+	case h == nil:
+		return false
 	}
-	return h != nil && t.Attempts > attempts
+	return t.Attempts > attempts || (claimer != "" && owner != "" && claimer != owner)
 }
 
 // ownerChanged tells whether a write that ends a hold carries a token other
@@ -154,7 +157,7 @@ func (c moveReader) readMoves(event int64, ts []history.Transition) eventMoves {
 		if cur >= 0 {
 			h = &out.holds[cur]
 		}
-		m := shape(t, h)
+		m := shape(t, h, c.owner(t))
 		if m == moveReturn {
 			m, out.why[i] = c.returnMove(h, t)
 		}

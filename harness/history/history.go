@@ -168,6 +168,9 @@ type Transition struct {
 	LockToken   string     `json:"lock_token,omitempty"`
 	LockedUntil *time.Time `json:"locked_until,omitempty"`
 	LastError   string     `json:"last_error,omitempty"`
+	// Offset is, for a record of an offsets table (TableCursor), the
+	// consumer group's offset it wrote; harness/model reads it.
+	Offset int64 `json:"offset,omitempty"`
 	// Image and OldImage are the whole row after and before the change, as
 	// JSON objects of column to value (no Image for a delete, no OldImage
 	// for an insert); nil in an older history.

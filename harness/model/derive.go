@@ -166,6 +166,8 @@ func (d *deriver) cursor(t history.Transition) error {
 	if err != nil {
 		return fmt.Errorf("derive: seq %d: offsets table %s: %w", t.Seq, c.Table, err)
 	}
+	t.Offset = to
+	d.out = append(d.out, t) // kept: a checker asks when the cursor passed an id
 	from := d.offset
 	if to <= from {
 		return nil

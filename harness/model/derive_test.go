@@ -88,9 +88,19 @@ func TestDeriveCursorPassesCommittedIDsOnce(t *testing.T) {
 	}
 	got, err := Derive(cursorModel(), events, raw)
 	require.NoError(t, err)
+	var outbox, cursor []history.Transition
+	for _, tr := range got {
+		if tr.Table == history.TableCursor {
+			cursor = append(cursor, tr)
+		} else {
+			outbox = append(outbox, tr)
+		}
+	}
 	require.Equal(t, []step{{"1", "insert", "", "pending"}, {"2", "insert", "", "pending"}, {"3", "insert", "", "pending"},
-		{"1", "update", "pending", "published"}, {"3", "update", "pending", "published"}}, steps(got))
-	require.Equal(t, "d2", got[3].Writer)
+		{"1", "update", "pending", "published"}, {"3", "update", "pending", "published"}}, steps(outbox))
+	require.Equal(t, "d2", outbox[3].Writer)
+	require.Len(t, cursor, 3, "the group's records stay, with the offset each wrote")
+	require.Equal(t, []int64{3, 2, 3}, []int64{cursor[0].Offset, cursor[1].Offset, cursor[2].Offset})
 }
 
 func TestDeriveRefusesWhatItCannotRead(t *testing.T) {

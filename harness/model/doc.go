@@ -41,7 +41,9 @@
 //     publishes every event with a < id <= b whose transaction had committed
 //     by then (a held transaction that commits behind the cursor is skipped:
 //     the relay never sees it, which is what a commit-order gap does to a
-//     cursor), attributed to the cursor's writer.
+//     cursor), attributed to the cursor's writer. The group's own records
+//     stay in the history (history.TableCursor, with Offset), so a checker
+//     can tell when the cursor passed an id it never published.
 //
 // DeriveFinal does the same for the final scan: a deleted row reads as what
 // its deletion meant, a cursor's rows as what the cursor made of them.

@@ -51,6 +51,11 @@ type Config struct {
 	// the traps' look-ups (model.MySQL when zero).
 	Store   string
 	Dialect model.Dialect
+	// History is the triggers' history table, quoted for the store, and
+	// Writers maps each account it records to a slot: for an outbox without
+	// locked_by, the traps tell who holds a claim by who wrote it.
+	History string
+	Writers map[string]string
 }
 
 // New returns the nemesis of one run, or what is missing from c.
@@ -67,7 +72,7 @@ func New(c Config) (*Nemesis, error) {
 		slots: append([]string(nil), c.Slots...), slotEnv: slotEnv, caps: c.Capabilities,
 		db: c.DB, obs: c.Observer, schema: c.Schema, progress: c.Progress,
 		prefix: c.Prefix, queues: append([]string(nil), c.Queues...), sink: c.Sink,
-		store: storeOr(c.Store), dialect: dialectOr(c.Dialect),
+		store: storeOr(c.Store), dialect: dialectOr(c.Dialect), history: c.History, writers: c.Writers,
 	}, nil
 }
 

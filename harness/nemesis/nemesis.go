@@ -37,7 +37,9 @@ type Nemesis struct {
 	sink     string // where the dispatcher publishes (history.Sink*)
 	store    string // the outbox's database: "mysql" or "postgres"
 	dialect  model.Dialect
-	queues   []string // the run's queue allowlist
+	history  string            // the history table, quoted; "" when unknown
+	writers  map[string]string // the history's accounts -> slots
+	queues   []string          // the run's queue allowlist
 }
 
 // Queues lists the run's queues (the allowlist), in order.

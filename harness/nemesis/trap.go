@@ -265,49 +265,92 @@ func hitParams(c observe.Creation, instance string, events []string) map[string]
 	return p
 }
 
-// heldEvents returns the first of jobs whose events instance holds (claimed
-// by it, still claimed) and those events' ids. Without a locked_by column
-// or claims in the mapping nothing can be attributed: any job counts,
-// events nil.
+// heldEvents returns the first of jobs whose events instance holds
+// (claimed now, and claimed by it) and those events' ids. Who claimed a row
+// is its locked_by; for an outbox without one, the slot whose account wrote
+// the row last (the history's writer: a dispatcher claims for itself).
+// When neither can tell (no claims in the model, or slots sharing an
+// account), any job counts and events is nil.
 func (n *Nemesis) heldEvents(ctx context.Context, instance string, jobs []string) (string, []string, bool) {
 	if len(jobs) == 0 || instance == "" {
 		return "", nil, false
 	}
 	m := n.schema
-	st := model.Store{Dialect: n.dialect}
-	claimed, claimArgs, hasClaims, err := st.ClaimedWhere(m, len(jobs)+2)
-	if m.Outbox.LockedBy == "" || !hasClaims || err != nil {
+	byOwner := m.Outbox.LockedBy != ""
+	if !byOwner && (len(n.writers) == 0 || n.history == "") {
 		return jobs[0], nil, true
 	}
-	job, q := st.JobExpr(m), n.dialect.Quote
-	query := fmt.Sprintf("SELECT %s, %s FROM %s WHERE %s IN (%s) AND %s = %s AND %s ORDER BY %s",
-		st.KeyExpr(m), job, q(m.Outbox.Table), job, st.Placeholders(1, len(jobs)), q(m.Outbox.LockedBy),
-		st.Placeholders(len(jobs)+1, 1), claimed, q(m.Outbox.ID))
-	args := make([]any, 0, len(jobs)+1+len(claimArgs))
+	rows, ok := n.claimedRows(ctx, jobs, instance, byOwner)
+	if !ok {
+		return jobs[0], nil, true
+	}
+	var held string
+	var events []string
+	for _, r := range rows {
+		if !byOwner && n.lastWriter(ctx, r.key) != slotOf(instance) {
+			continue
+		}
+		if held == "" {
+			held = r.job
+		}
+		if r.job == held {
+			events = append(events, n.eventOfRow(r.key))
+		}
+	}
+	return held, events, held != ""
+}
+
+// claimedRow is an outbox row claimed now: its key as text and its job.
+type claimedRow struct{ key, job string }
+
+// claimedRows lists the claimed outbox rows of jobs, in key order (those
+// whose locked_by is instance, when byOwner); ok is false when the model
+// has no claims or the database would not answer.
+func (n *Nemesis) claimedRows(ctx context.Context, jobs []string, instance string, byOwner bool) ([]claimedRow, bool) {
+	m, st, q := n.schema, model.Store{Dialect: n.dialect}, n.dialect.Quote
+	args := make([]any, 0, len(jobs)+1)
 	for _, j := range jobs {
 		args = append(args, j)
 	}
-	args = append(append(args, instance), claimArgs...)
-	rows, err := n.db.QueryContext(ctx, query, args...)
+	job := st.JobExpr(m)
+	where := fmt.Sprintf("%s IN (%s)", job, st.Placeholders(1, len(jobs)))
+	if byOwner {
+		where += fmt.Sprintf(" AND %s = %s", q(m.Outbox.LockedBy), st.Placeholders(len(jobs)+1, 1))
+		args = append(args, instance)
+	}
+	claimed, claimArgs, hasClaims, err := st.ClaimedWhere(m, len(args)+1)
+	if !hasClaims || err != nil {
+		return nil, false
+	}
+	query := fmt.Sprintf("SELECT %s, %s FROM %s WHERE %s AND %s ORDER BY %s",
+		st.KeyExpr(m), job, q(m.Outbox.Table), where, claimed, q(m.Outbox.ID))
+	rs, err := n.db.QueryContext(ctx, query, append(args, claimArgs...)...)
 	if err != nil {
-		return "", nil, false
+		return nil, false
 	}
-	defer rows.Close()
-	var held string
-	var events []string
-	for rows.Next() {
-		var key, j string
-		if rows.Scan(&key, &j) != nil {
-			return "", nil, false
+	defer rs.Close()
+	var out []claimedRow
+	for rs.Next() {
+		var r claimedRow
+		if rs.Scan(&r.key, &r.job) != nil {
+			return nil, false
 		}
-		if held == "" {
-			held = j
-		}
-		if j == held {
-			events = append(events, n.eventOfRow(key))
-		}
+		out = append(out, r)
 	}
-	return held, events, rows.Err() == nil && held != ""
+	return out, rs.Err() == nil
+}
+
+// lastWriter is the slot whose account last wrote the outbox row with key,
+// as the history's triggers recorded it ("" when unknown).
+func (n *Nemesis) lastWriter(ctx context.Context, key string) string {
+	st := model.Store{Dialect: n.dialect}
+	q := fmt.Sprintf("SELECT writer FROM %s WHERE tbl = %s AND row_id = %s ORDER BY seq DESC LIMIT 1",
+		n.history, st.Placeholders(1, 1), st.Placeholders(2, 1))
+	var user string
+	if err := n.db.QueryRowContext(ctx, q, history.TableOutbox, key).Scan(&user); err != nil {
+		return ""
+	}
+	return n.writers[user]
 }
 
 // eventOfRow is the event id of the outbox row with key: the key itself,
@@ -342,4 +385,13 @@ func (n *Nemesis) longestRunning() string {
 		}
 	}
 	return best
+}
+
+// slotOf is the slot of instance id: the supervisor names a slot's later
+// starts <slot>r<n>.
+func slotOf(id string) string {
+	if i := strings.LastIndex(id, "r"); i > 0 && i+1 < len(id) && strings.Trim(id[i+1:], "0123456789") == "" {
+		return id[:i]
+	}
+	return id
 }

@@ -364,6 +364,7 @@ func (r *session) startInstances(ctx context.Context) error {
 		DB: r.db, Schema: r.o.Adapter.Schema(), Observer: r.creations(), Progress: r.progress,
 		Prefix: r.prefix, Queues: r.queues, Sink: OutboxModel(r.o.Adapter).Sink,
 		Store: r.dbs.store().Name(), Dialect: r.dbs.store().Dialect(),
+		History: r.dbs.store().HistoryTable(), Writers: r.dbs.slotWriters(),
 	})
 	if err != nil {
 		return err

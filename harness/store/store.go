@@ -35,6 +35,9 @@ type Store interface {
 	// Driver is its database/sql driver name.
 	Driver() string
 	Dialect() model.Dialect
+	// HistoryTable is the triggers' history table, quoted; its records
+	// have the columns tbl, row_id, seq and writer on every store.
+	HistoryTable() string
 	InstallTriggers(ctx context.Context, db *sql.DB, m schema.Mapping) error
 	ReadTransitions(ctx context.Context, db *sql.DB, m schema.Mapping, afterSeq int64) ([]history.Transition, error)
 	ScanOutbox(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.OutboxRow, error)
@@ -66,6 +69,7 @@ type mysqlStore struct{}
 func (mysqlStore) Name() string           { return NameMySQL }
 func (mysqlStore) Driver() string         { return "mysql" }
 func (mysqlStore) Dialect() model.Dialect { return model.MySQL }
+func (mysqlStore) HistoryTable() string   { return model.MySQL.Quote(observe.HistoryTable) }
 
 func (mysqlStore) InstallTriggers(ctx context.Context, db *sql.DB, m schema.Mapping) error {
 	return observe.InstallTriggers(ctx, db, m)
@@ -91,6 +95,9 @@ type postgresStore struct{}
 func (postgresStore) Name() string           { return NamePostgres }
 func (postgresStore) Driver() string         { return "pgx" }
 func (postgresStore) Dialect() model.Dialect { return model.Postgres }
+func (postgresStore) HistoryTable() string {
+	return model.Postgres.Quote(postgres.HistorySchema) + "." + model.Postgres.Quote(postgres.HistoryTable)
+}
 
 func (postgresStore) InstallTriggers(ctx context.Context, db *sql.DB, m schema.Mapping) error {
 	return postgres.InstallTriggers(ctx, db, m)

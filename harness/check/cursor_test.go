@@ -1,0 +1,53 @@
+package check
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
+
+// cursorRun: a cursor relay (no claims, no jobs table) passes id 2 at ms 300
+// while event 2's transaction, held open, sends its COMMIT only at ms 900:
+// event 2 is never published. The drain is short: a skipped id is proven
+// lost by the cursor, not by the drain's length.
+func cursorRun(skip bool) history.Run {
+	b := newBuilder("commit-order-gaps").start(0, "d1")
+	b.run.Meta.Model = history.Model{Form: history.FormCursor, Lacks: []string{history.LackAttempts, history.LackBackoff,
+		history.LackClaims, history.LackFailed, history.LackJobs, history.LackLeases, history.LackPoison}}
+	b.produce(1, "job-1", history.KindValid, 100).produce(2, "job-2", history.KindValid, 900).produce(3, "job-3", history.KindValid, 150)
+	b.add("ai-default", "job-1", "job-1", 200).add("ai-default", "job-3", "job-3", 250)
+	b.publishOnly(1, 300).publishOnly(3, 300)
+	if !skip {
+		b.add("ai-default", "job-2", "job-2", 950).publishOnly(2, 1000)
+	}
+	for i, e := range b.run.Events {
+		if e.ID == 2 {
+			b.run.Events[i].Committing = ms(900)
+		}
+	}
+	b.run.Transitions = append(b.run.Transitions, history.Transition{Seq: 9999, Table: history.TableCursor, Key: "relay",
+		Op: "update", At: ms(300), Offset: 3, Writer: "d1"})
+	return b.finish(1100, 1400, true)
+}
+
+func TestACursorThatPassedAnUncommittedIDFailsI2(t *testing.T) {
+	r := Check(I2, cursorRun(true))
+	require.Equal(t, Fail, r.Verdict, r.Reason)
+	require.Equal(t, int64(2), r.Violations[0].EventID)
+	require.Contains(t, r.Violations[0].Summary, "the cursor passed its id at")
+	require.Contains(t, r.Violations[0].Summary, "before the event's transaction had committed")
+
+	r = Check(I2, cursorRun(false))
+	require.Equal(t, Pass, r.Verdict, "a cursor that waited for the gap: %s", r.Reason)
+}
+
+// For a relay without claims, a held event is a gap when a higher id had
+// committed well before its COMMIT: a relay reading in id order could pass
+// it, whether this one did or waited.
+func TestCommitGapsLandForARelayWithoutClaims(t *testing.T) {
+	req := history.Requirement{Fault: history.LandCommitGap, AtLeast: 1}
+	require.Equal(t, 1, require1(t, cursorRun(false), req).Landed, "event 3 committed at 150, event 2's COMMIT at 900")
+	require.Equal(t, 1, require1(t, cursorRun(true), req).Landed)
+}
