@@ -271,7 +271,7 @@ func redisLatency() runner.Scenario {
 }
 
 func mysqlLatency() runner.Scenario {
-	return latency("mysql-latency", "100 ms (+-30 ms) on every MySQL link for 4 s", "mysql", 100*time.Millisecond, 30*time.Millisecond)
+	return latency("mysql-latency", "100 ms (+-30 ms) on every link to the outbox's database (MySQL, or PostgreSQL) for 4 s", "mysql", 100*time.Millisecond, 30*time.Millisecond)
 }
 
 // latency slows every link to dep by lat (+- jitter) for 4 s.
@@ -339,7 +339,7 @@ func queueError() runner.Scenario {
 }
 
 func mysqlOutage() runner.Scenario {
-	s := base("mysql-outage", "MySQL unreachable for 3 s: claims stall, unfinished claims are recovered after the lease; every valid event ends published", 2, 400)
+	s := base("mysql-outage", "the outbox's database (MySQL, or PostgreSQL for store: postgres) unreachable for 3 s: claims stall, unfinished claims are recovered after the lease; every valid event ends published", 2, 400)
 	s.Script = networkOnce("mysql", faultproxy.Down{}, 3*time.Second, allLinks)
 	s.Landing = []history.Requirement{{Fault: history.LandOutageStalled, Target: "mysql", AtLeast: 5}}
 	return s
@@ -351,7 +351,7 @@ func lostReplyRedis() runner.Scenario {
 }
 
 func lostReplyMySQLCommit() runner.Scenario {
-	return lostReply("lost-reply-mysql-commit", "a COMMIT reaches MySQL but its reply is lost: the dispatcher must not assume either outcome",
+	return lostReply("lost-reply-mysql-commit", "a COMMIT reaches the outbox's database (MySQL, or PostgreSQL) but its reply is lost: the dispatcher must not assume either outcome",
 		"mysql", faultproxy.LostReplyMySQLCommit{}, "I1", "I3")
 }
 

@@ -47,7 +47,7 @@ func commitOrderGaps() runner.Scenario {
 // rails/solid_queue #531). The dispatcher must retry; no event may end
 // failed for it (I2), and nothing else may break.
 func lockConflicts() runner.Scenario {
-	s := base("lock-conflicts", "one instance's locking statements are answered, one in ten, with a deadlock (1213) or lock wait timeout (1205) for 5 s: retried, never an event failed", 2, 600)
+	s := base("lock-conflicts", "one instance's locking statements are answered, one in ten, with a deadlock or lock wait timeout (MySQL 1213, 1205; PostgreSQL 40P01, 55P03, or 40001 serialization failure) for 5 s: retried, never an event failed", 2, 600)
 	s.Exercises = []string{"I2"}
 	s.Landing = []history.Requirement{{Fault: history.LandSQLError, AtLeast: 5}}
 	refused := faultproxy.SQLError{Probability: param(&s, "share", 0.1)}
@@ -75,7 +75,7 @@ func lockConflicts() runner.Scenario {
 // does so inside the lease, where I5 sees it. Only the local environment can do this (NeedMySQLRestart); the others
 // skip it with their reason.
 func mysqlRestart() runner.Scenario {
-	s := base("mysql-restart", "MySQL SIGKILLed and restarted on the same port mid-load (crash recovery, connections cut mid-transaction), then again with d1 paused across it", 2, 800)
+	s := base("mysql-restart", "the outbox's database server (mysqld, or the postmaster for store: postgres) SIGKILLed and restarted on the same port with its data mid-load (crash recovery, connections cut mid-transaction), then again with d1 paused across it", 2, 800)
 	s.Rate = 150
 	s.Needs = []runner.Needs{runner.NeedMySQLRestart}
 	lease := param(&s, "lease", 5*time.Second)
