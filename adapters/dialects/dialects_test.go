@@ -141,7 +141,7 @@ func load(t *testing.T, path string) *manifest.Adapter {
 func TestManifestsLoadAsBlackBoxes(t *testing.T) {
 	paths, err := filepath.Glob("*/manifest*.yaml")
 	require.NoError(t, err)
-	require.Len(t, paths, len(goDialects)+len(nodeDialects)+len(plants)+len(clockPlants))
+	require.Len(t, paths, len(goDialects)+len(nodeDialects)+len(plants)+len(clockPlants)+len(turnsManifests))
 	for _, p := range paths {
 		a := load(t, p)
 		require.Equal(t, schema.Reference(), a.Schema(), p)

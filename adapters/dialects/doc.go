@@ -35,6 +35,10 @@
 //	                     counted at failure, not at the claim
 //	go-single  Go        one event per transaction (claim, add, finalize     BullMQ add under a global Redis lock (SET NX PX,
 //	                     one at a time); OUTBOX_BATCH_SIZE ignored           token-checked release), seed 001's design
+//	go-turns   Go        instances take turns under one global Redis lock    BullMQ add, one pipeline of script calls per
+//	                     (SET NX PX, compare-and-delete release), a batch    turn, plus a per-queue ledger (sorted set) of
+//	                     per turn; expired claims taken over in the claim;   the week's jobIds that outlives
+//	                     no releases                                         removeOnComplete
 //	node-owner-round          Node.js  recovery by each instance at the start of its    real bullmq 5.81.5 Queue.add with jobId and
 //	                                   own round, writing 'lease expired, owner <id>'    opts.deduplication (7-day ttl)
 //	                                   (seed 000's releaseExpiredLocks design)
@@ -67,6 +71,8 @@
 //	go-single  overwrite-job-data    overwrite-job-data         I9         crash-window
 //	go-single  published-not-queued  published-not-queued       I3         crash-window
 //	go-single  global-lock           global-lock                I5         zombie
+//	go-turns   high-water-mark       (a cursor relay's in-memory I2         commit-order-gaps
+//	                                 mark, per instance)                    (go_turns_test.go)
 //	node-owner-round  app-clock-lease  app-clock-lease          I5         clock-skew (libfaketime;
 //	                                                                       clockskew_test.go)
 //	node-owner-round          no-backoff                     no-backoff                     I6  queue-error

@@ -10,8 +10,8 @@ import (
 )
 
 // settings are the contract's variables (contract.md, section 3), with this
-// dialect's defaults: seed 001's batch of 20, 10 attempts, a 5 s lock and
-// queue timeout, a 1 s interval.
+// dialect's defaults: seed 001's batch of 20, 10 attempts, 5 s queue
+// operation timeout (also the lock's TTL), 1 s interval; a 30 s lease.
 type settings struct {
 	mysqlDSN, redisURL string
 	instance, prefix   string
@@ -19,11 +19,11 @@ type settings struct {
 
 	interval        time.Duration // between two tries for a turn
 	batch           int           // events claimed in one turn
-	lease           time.Duration // of a claim, and the lock's TTL
+	lease           time.Duration // of a claim
 	maxAttempts     int
 	backoffBase     time.Duration
 	backoffMax      time.Duration
-	queueOpTimeout  time.Duration // one Redis round trip (OUTBOX_PUBLISH_TIMEOUT)
+	queueOpTimeout  time.Duration // one Redis round trip, and the lock's TTL (OUTBOX_PUBLISH_TIMEOUT)
 	highWaterMarked bool          // the planted bug (OUTBOXCHAOS_PLANT=high-water-mark)
 }
 
@@ -94,7 +94,7 @@ func loadSettings(lookup func(string) string) (settings, error) {
 		prefix:         e.text("OUTBOX_BULL_PREFIX", "bull"),
 		interval:       e.duration("OUTBOX_POLL_INTERVAL", time.Second),
 		batch:          e.positive("OUTBOX_BATCH_SIZE", 20),
-		lease:          e.duration("OUTBOX_LEASE", 5*time.Second),
+		lease:          e.duration("OUTBOX_LEASE", 30*time.Second),
 		maxAttempts:    e.positive("OUTBOX_MAX_ATTEMPTS", 10),
 		backoffBase:    e.duration("OUTBOX_BACKOFF_BASE", time.Second),
 		backoffMax:     e.duration("OUTBOX_BACKOFF_MAX", 5*time.Minute),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"log"
+	"math/rand/v2"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -22,29 +23,35 @@ type dispatcher struct {
 	lastTrouble string // the last error logged by tryTurn, to log each once
 }
 
-// serve tries for a turn on every tick until stop is closed. A turn in
+// serve tries for a turn after every wait until stop is closed. A turn in
 // progress always ends (its batch settled) before serve returns.
 func (d *dispatcher) serve(stop <-chan struct{}) {
-	tick := time.NewTicker(d.cfg.interval)
-	defer tick.Stop()
+	wait := time.NewTimer(d.nextWait())
+	defer wait.Stop()
 	for {
 		select {
 		case <-stop:
 			return
-		case <-tick.C:
-		}
-		select {
-		case <-stop:
-			return
-		default:
+		case <-wait.C:
 		}
 		d.tryTurn()
+		wait.Reset(d.nextWait())
 	}
 }
 
+// nextWait is the interval, give or take half of it at random. With a
+// fixed tick, instances started together keep their phases, and one whose
+// tick falls just after another's finds the lock taken every time: it
+// would never get a turn.
+func (d *dispatcher) nextWait() time.Duration {
+	return d.cfg.interval/2 + rand.N(d.cfg.interval)
+}
+
 // tryTurn takes the dispatch lock if it is free, runs one turn, and gives
-// the lock back. The turn's claims, lookups and adds must fit in the lock's
-// TTL, which is the lease.
+// the lock back. The claim and the adds must end within the lease; a turn
+// that outlasts the lock's TTL (the queue operation timeout, as in the
+// seed) shares the table with the next holder's, which SKIP LOCKED keeps
+// apart.
 func (d *dispatcher) tryTurn() {
 	ctx, cancel := context.WithTimeout(context.Background(), d.cfg.lease)
 	defer cancel()

@@ -3,14 +3,16 @@
 // (shared/seeds/001): the instances take turns under one global Redis
 // lock, and each turn dispatches one batch.
 //
-// Turns. Every OUTBOX_POLL_INTERVAL an instance tries SET
-// outbox-turns:<prefix>:dispatch-lock <fresh token> NX PX <lease>. Whoever
-// sets it has the turn; the others skip that tick. The holder gives the
-// lock back with a compare-and-delete script of its own (deleted only while
-// it still holds the turn's token), so an instance paused past the TTL
-// never ends its successor's turn. The lock only takes turns: the rows'
-// own claims are what keep two instances off one event, so a turn that
-// outlives the lock is still safe.
+// Turns. About every OUTBOX_POLL_INTERVAL (give or take half of it at
+// random, so that no instance's tries keep falling just after another's) an
+// instance tries SET outbox-turns:<prefix>:dispatch-lock <fresh token> NX
+// PX <OUTBOX_PUBLISH_TIMEOUT> (the seed's lock TTL is its queue operation
+// timeout). Whoever sets it has the turn; the others skip that try. The
+// holder gives the lock back with a compare-and-delete script of its own
+// (deleted only while it still holds the turn's token), so an instance
+// paused past the TTL never ends its successor's turn. The lock only takes
+// turns: the rows' own claims are what keep two instances off one event,
+// so a turn that outlives the lock is still safe.
 //
 // Inside a turn, in order:
 //   - claim (one READ COMMITTED transaction): claims whose lease ran out
@@ -45,7 +47,8 @@
 // the turn in progress ends, then the process exits 0.
 //
 // Defaults are the seed's (batch 20, 10 attempts, 5 s lock and queue
-// operation timeout, 1 s interval); the harness passes its own tuning.
+// operation timeout, 1 s interval) and a 30 s lease; the harness passes its
+// own tuning.
 //
 // Planted bug, chosen by OUTBOXCHAOS_PLANT (manifest-high-water-mark.yaml):
 //

@@ -33,7 +33,7 @@ func main() {
 	rdb := redis.NewClient(opts)
 	d := &dispatcher{
 		cfg: cfg, db: db, rdb: rdb,
-		lock: turnLock{rdb: rdb, key: lockKey(cfg.prefix), ttl: cfg.lease},
+		lock: turnLock{rdb: rdb, key: lockKey(cfg.prefix), ttl: cfg.queueOpTimeout},
 		log:  log.New(os.Stderr, "go-turns "+cfg.instance+": ", log.LstdFlags|log.Lmicroseconds),
 	}
 	stop := make(chan struct{})
