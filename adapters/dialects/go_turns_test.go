@@ -32,7 +32,7 @@ func TestTurnsConfigErrorsAreOneLine(t *testing.T) {
 		"OUTBOX_LEASE=forever":            "OUTBOX_LEASE",
 		"OUTBOX_BATCH_SIZE=0":             "OUTBOX_BATCH_SIZE",
 		"OUTBOXCHAOS_PLANT=no-such":       "OUTBOXCHAOS_PLANT",
-		"OUTBOX_PUBLISH_TIMEOUT=10s":      "OUTBOX_PUBLISH_TIMEOUT",
+		"OUTBOX_PUBLISH_TIMEOUT=20s":      "OUTBOX_PUBLISH_TIMEOUT", // over half the 30 s lease
 		"OUTBOX_BACKOFF_MAX=1ms":          "OUTBOX_BACKOFF_MAX",
 		"OUTBOX_POLL_INTERVAL=sometimes":  "OUTBOX_POLL_INTERVAL",
 		"OUTBOX_MAX_ATTEMPTS=three times": "OUTBOX_MAX_ATTEMPTS",
