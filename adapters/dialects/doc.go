@@ -195,6 +195,21 @@
 // clock (the sweep reads how long ago each claim expired), and a takeover
 // comes about a lease and a quarter after the lease end, whoever sweeps.
 //
+// go-turns' first runs failed a valid event of commit-order-gaps as "no
+// ai_jobs row" (I2, I7), rightly: its claim's SKIP LOCKED read took an event
+// whose producer was still committing, and a plain read of ai_jobs right
+// after missed the job row. It now reads the jobs in the claim, and reads
+// again, with a locking read by key, each job the plain read missed (a
+// locking read of the whole IN list waited on producers' held inserts).
+// Its instances take turns under one Redis lock, so the window and pause
+// traps, which delay the armed instance's Redis replies, slow that
+// instance's tries for the lock while the others keep winning it; each
+// kill of a holder also stops every turn for the lock's TTL. On a busy
+// machine crash-window, dedupe-horizon and lease-expiry then land fewer
+// traps than they need before the load ends (unknown, never a pass), and
+// mysql-restart's second restart can come after the producer has caught
+// up its schedule and the load is over.
+//
 // # Known misses
 //
 //   - none today. go-cas/unfenced-finalize was one: the pause trap landed,
