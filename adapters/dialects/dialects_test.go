@@ -149,7 +149,7 @@ func load(t *testing.T, path string) *manifest.Adapter {
 func TestEveryManifestIsTested(t *testing.T) {
 	all, err := filepath.Glob("*/manifest*.yaml")
 	require.NoError(t, err)
-	n := len(goDialects) + len(nodeDialects) + len(plants) + len(clockPlants)
+	n := len(goDialects) + len(nodeDialects) + len(plants) + len(clockPlants) + len(turnsManifests)
 	for _, bugs := range shapedDialects {
 		n += 1 + bugs
 	}

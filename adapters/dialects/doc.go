@@ -38,6 +38,10 @@
 //	                     counted at failure, not at the claim
 //	go-single  Go        one event per transaction (claim, add, finalize     BullMQ add under a global Redis lock (SET NX PX,
 //	                     one at a time); OUTBOX_BATCH_SIZE ignored           token-checked release), seed 001's design
+//	go-turns   Go        instances take turns under one global Redis lock    BullMQ add, one pipeline of script calls per
+//	                     (SET NX PX, compare-and-delete release), a batch    turn, plus a per-queue ledger (sorted set) of
+//	                     per turn; expired claims taken over in the claim;   the week's jobIds that outlives
+//	                     no releases                                         removeOnComplete
 //	node-owner-round          Node.js  recovery by each instance at the start of its    real bullmq 5.81.5 Queue.add with jobId and
 //	                                   own round, writing 'lease expired, owner <id>'    opts.deduplication (7-day ttl)
 //	                                   (seed 000's releaseExpiredLocks design)
@@ -86,6 +90,8 @@
 //	go-single  overwrite-job-data    overwrite-job-data         I9         crash-window
 //	go-single  published-not-queued  published-not-queued       I3         crash-window
 //	go-single  global-lock           global-lock                I5         zombie
+//	go-turns   high-water-mark       (a cursor relay's in-memory I2         commit-order-gaps
+//	                                 mark, per instance)                    (go_turns_test.go)
 //	node-owner-round  app-clock-lease  app-clock-lease          I5         clock-skew (libfaketime;
 //	                                                                       clockskew_test.go)
 //	node-owner-round          no-backoff                     no-backoff                     I6  queue-error
@@ -243,6 +249,21 @@
 // finalize trap left it pushing a batch whose leases had run out and been
 // taken over (47 duplicates, now timed from before the claim). Both were at-least-once duplicates under the right id, which I1
 // allows; they are the consumer's dedupe load.
+//
+// go-turns' first runs failed a valid event of commit-order-gaps as "no
+// ai_jobs row" (I2, I7), rightly: its claim's SKIP LOCKED read took an event
+// whose producer was still committing, and a plain read of ai_jobs right
+// after missed the job row. It now reads the jobs in the claim, and reads
+// again, with a locking read by key, each job the plain read missed (a
+// locking read of the whole IN list waited on producers' held inserts).
+// Its instances take turns under one Redis lock, so the window and pause
+// traps, which delay the armed instance's Redis replies, slow that
+// instance's tries for the lock while the others keep winning it; each
+// kill of a holder also stops every turn for the lock's TTL. On a busy
+// machine crash-window, dedupe-horizon and lease-expiry then land fewer
+// traps than they need before the load ends (unknown, never a pass), and
+// mysql-restart's second restart can come after the producer has caught
+// up its schedule and the load is over.
 //
 // # Known misses
 //
