@@ -57,6 +57,11 @@
 //	                                   UPDATE); a missing offset is passed only when     the job exists
 //	                                   a NOWAIT locking read finds no transaction
 //	                                   holding it (tests: go-cursor_test.go)
+//	go-intstatus              Go       its own shape: integer state codes (0 new, 1 in   BullMQ add per message, pipelined per batch
+//	                                   flight, 2 sent, 3 dead), BINARY(16) uuid keys,    (jobId = the key as uuid text, data = the
+//	                                   no jobs table (topic is the queue); SKIP LOCKED   payload, queue = topic), plus a sent record
+//	                                   claims, finalize fenced by owner and state = 1    (OUTBOX_SENT_TTL, 168h) that keeps a
+//	                                   (tests: go-intstatus_test.go)                     re-publish a no-op after removeOnComplete
 //
 // # Planted bugs
 //
@@ -91,6 +96,12 @@
 //	                                                         a fresh message id)
 //	go-cursor                 trusts-id                      (cursor-claim)                 I2  commit-order-gaps
 //	go-cursor                 ack-before-publish             mark-before-enqueue            I3  redis-outage
+//	go-intstatus              claims-sent                    (a finalized row rewritten:    I5  baseline
+//	                                                         the claim says state <> 1)
+//	go-intstatus              retry-as-dead                  (transient as permanent: the   I7  queue-error
+//	                                                         retry writes 3, dead, not 0)
+//	go-intstatus              jobid-only                     (issue 13: no sent record,     I1  dedupe-horizon
+//	                                                         BullMQ's jobId dedupe alone)
 //
 // (*) with the consumer leaving the jobs rows created, as crash-window does:
 // otherwise a retry after the lost reply often finds its job already run,
