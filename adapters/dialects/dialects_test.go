@@ -81,7 +81,8 @@ func needNode(t *testing.T, d string) {
 // shapedDialects are the dialects of issue 22 whose outbox has a shape of
 // its own (not schema: reference), each tested by its own file
 // (<name>_test.go), with how many planted bugs it has.
-var shapedDialects = map[string]int{timestamps: len(timestampsPlants), goCursor: len(goCursorPlants), nodeDelete: len(nodeDeletePlants)}
+var shapedDialects = map[string]int{timestamps: len(timestampsPlants), goCursor: len(goCursorPlants), nodeDelete: len(nodeDeletePlants),
+	intStatus: len(intStatusPlants)}
 
 // allDialects are the Go and then the Node.js dialects.
 func allDialects() []string { return append(append([]string{}, goDialects...), nodeDialects...) }

@@ -69,6 +69,11 @@
 //	                                   lease_until > NOW(6)), the row deleted after its  redis-list sink; at-least-once: a re-push
 //	                                   push, failures moved to relay_dead_letters; its   carries the outbox id again)
 //	                                   own schema.sql and manifest (node-delete_test.go)
+//	go-intstatus              Go       its own shape: integer state codes (0 new, 1 in   BullMQ add per message, pipelined per batch
+//	                                   flight, 2 sent, 3 dead), BINARY(16) uuid keys,    (jobId = the key as uuid text, data = the
+//	                                   no jobs table (topic is the queue); SKIP LOCKED   payload, queue = topic), plus a sent record
+//	                                   claims, finalize fenced by owner and state = 1    (OUTBOX_SENT_TTL, 168h) that keeps a
+//	                                   (tests: go-intstatus_test.go)                     re-publish a no-op after removeOnComplete
 //
 // # Planted bugs
 //
@@ -109,6 +114,12 @@
 //	                                                         then pushed)
 //	node-delete               new-id-on-republish            (issue 22: a re-push under a   I1  crash-window
 //	                                                         fresh uuid, at-least-once)
+//	go-intstatus              claims-sent                    (a finalized row rewritten:    I5  baseline
+//	                                                         the claim says state <> 1)
+//	go-intstatus              retry-as-dead                  (transient as permanent: the   I7  queue-error
+//	                                                         retry writes 3, dead, not 0)
+//	go-intstatus              jobid-only                     (issue 13: no sent record,     I1  dedupe-horizon
+//	                                                         BullMQ's jobId dedupe alone)
 //
 // (*) with the consumer leaving the jobs rows created, as crash-window does:
 // otherwise a retry after the lost reply often finds its job already run,
