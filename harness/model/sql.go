@@ -143,6 +143,25 @@ func (s Store) JobExpr(m schema.Mapping) string {
 	return s.Dialect.JSONText(s.Dialect.Quote(m.Outbox.Payload), "jobId")
 }
 
+// MessageExpr is the SQL for the id an outbox row's message carries in the
+// sink when the outbox has no jobs table: its message_id column, else its
+// key as text (a binary key in hex: MessageKey turns a uuid into it).
+func (s Store) MessageExpr(m schema.Mapping) string {
+	if m.Outbox.MessageID != "" && m.Outbox.MessageID != m.Outbox.ID {
+		return s.Dialect.Quote(m.Outbox.MessageID)
+	}
+	return s.KeyExpr(m)
+}
+
+// MessageKey is a message id as MessageExpr reads it: a uuid in lower-case
+// hex, without its dashes, for a binary key.
+func MessageKey(m schema.Mapping, id string) string {
+	if m.Outbox.IDType == schema.KeyBinary && (m.Outbox.MessageID == "" || m.Outbox.MessageID == m.Outbox.ID) {
+		return strings.ToLower(strings.ReplaceAll(id, "-", ""))
+	}
+	return id
+}
+
 // KeyExpr is the SQL for an outbox row's key as text, as the triggers
 // record it (history.Event.Row for a key the producer chose).
 func (s Store) KeyExpr(m schema.Mapping) string {

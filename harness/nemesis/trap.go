@@ -314,8 +314,15 @@ func (n *Nemesis) claimedRows(ctx context.Context, jobs []string, instance strin
 	}
 	job := st.JobExpr(m)
 	where := fmt.Sprintf("%s IN (%s)", job, st.Placeholders(1, len(jobs)))
+	if !m.HasJobs() {
+		// the sink's id of a message may be its own id, not the payload's
+		where = fmt.Sprintf("(%s OR %s IN (%s))", where, st.MessageExpr(m), st.Placeholders(len(args)+1, len(jobs)))
+		for _, j := range jobs {
+			args = append(args, model.MessageKey(m, j))
+		}
+	}
 	if byOwner {
-		where += fmt.Sprintf(" AND %s = %s", q(m.Outbox.LockedBy), st.Placeholders(len(jobs)+1, 1))
+		where += fmt.Sprintf(" AND %s = %s", q(m.Outbox.LockedBy), st.Placeholders(len(args)+1, 1))
 		args = append(args, instance)
 	}
 	claimed, claimArgs, hasClaims, err := st.ClaimedWhere(m, len(args)+1)
