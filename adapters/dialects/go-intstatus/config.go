@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// config is the contract's configuration (contract.md section 3) plus this
+// config is the contract's configuration (docs/contract.md §3) plus this
 // relay's own sent-record lifetime.
 type config struct {
 	mysqlDSN string

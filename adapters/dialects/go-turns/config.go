@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// settings are the contract's variables (contract.md, section 3), with this
+// settings are the contract's variables (docs/contract.md §3), with this
 // dialect's defaults: seed 001's batch of 20, 10 attempts, 5 s queue
 // operation timeout (also the lock's TTL), 1 s interval; a 30 s lease.
 type settings struct {

@@ -1,6 +1,6 @@
 // Command go-turns is a dialect dispatcher written on its own to the
-// contract (shared/contract.md) in the queue-constants seed's style
-// (shared/seeds/001): the instances take turns under one global Redis
+// contract (docs/contract.md) in the queue-constants seed's style
+// (seed 001): the instances take turns under one global Redis
 // lock, and each turn dispatches one batch.
 //
 // Turns. About every OUTBOX_POLL_INTERVAL (give or take half of it at

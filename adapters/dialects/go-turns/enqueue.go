@@ -11,7 +11,7 @@ import (
 )
 
 // addJob adds one BullMQ job with a custom jobId, as BullMQ's own add does
-// for a plain job (shared/bullmq-wire.md): the id counter and
+// for a plain job (docs/bullmq.md): the id counter and
 // opts.maxLenEvents first; an existing job, or one this relay added within
 // the ledger's week, is a duplicate ("duplicated" entry, nothing else
 // written, 0 returned); else the hash, the ledger entry, "added", the wait
