@@ -52,7 +52,14 @@ var recordedCases = map[string]recorded{
 		"node-attempts-at-failure (real bullmq), which counts attempts at each transient failure, not at the claim"},
 	"recorded-node-dedupe-dedupe-horizon": {"PPPPPNNPP", nil,
 		"node-dedupe, BullMQ 5's own deduplication keeping a re-add a no-op after the consumer removed the job"},
+	// Passing, outboxes of other shapes (issue 22).
+	"recorded-go-timestamps-crash-window": {"PPPAPNNPA", []move{moveTakeover},
+		"go-timestamps: no status column (processed_at, locked_until, attempt counters), no owner column, a Redis stream, at-least-once; claims told by their attempts and writers"},
+	"recorded-go-cursor-commit-order-gaps": {"PPPAAAAAP", nil,
+		"go-cursor: an offsets table whose cursor waits out commit-order gaps; no claims, so I4-I8 are not applicable"},
 	// Failing: one run per bug class, caught by its invariant.
+	"recorded-go-cursor-trusts-id": {"PFPAAAAAP", nil,
+		"I2: go-cursor planted trusts-id, commit-order-gaps: the cursor passes ids whose transactions commit behind it"},
 	"recorded-node-owner-round-no-job-id": {"FPPPPNNPP", nil,
 		"I1: node-owner-round planted no-job-id, crash-window: the re-add after a kill makes a second job"},
 	"recorded-mutant-cursor-claim": {"PFPFPNNNPN", nil,
@@ -207,14 +214,21 @@ func trimRun(run history.Run, keep map[int64]bool) history.Run {
 		if keep[e.ID] {
 			out.Events = append(out.Events, e)
 			jobs[e.JobID] = true
+			if e.MessageID != "" {
+				jobs[e.MessageID] = true
+			}
 		}
 	}
 	out.Transitions = nil
 	for _, tr := range run.Transitions {
-		if (tr.Table == history.TableOutbox && keep[itoaParseRow(tr.Key)]) || (tr.Table == history.TableJobs && jobs[tr.Key]) {
+		// a cursor's records say when it passed each id: all are kept
+		if (tr.Table == history.TableOutbox && keep[itoaParseRow(tr.Key)]) || (tr.Table == history.TableJobs && jobs[tr.Key]) ||
+			tr.Table == history.TableCursor {
 			out.Transitions = append(out.Transitions, tr)
 		}
 	}
+	out.Appends = keptAppends(run.Appends, jobs)
+	out.Final.Appends = keptAppends(run.Final.Appends, jobs)
 	out.Stream, out.Keys, out.Takes = nil, nil, nil
 	for _, s := range run.Stream {
 		if jobs[s.JobID] {
@@ -231,7 +245,21 @@ func trimRun(run history.Run, keep map[int64]bool) history.Run {
 			out.Takes = append(out.Takes, tk)
 		}
 	}
+	appends := out.Final.Appends
 	out.Final = trimFinal(run.Final, keep, jobs)
+	out.Final.Appends = appends
+	return out
+}
+
+// keptAppends are the sink messages of the kept jobs (by the payload's
+// jobId or the message's own id).
+func keptAppends(as []history.Append, jobs map[string]bool) []history.Append {
+	var out []history.Append
+	for _, a := range as {
+		if jobs[a.DataJobID] || jobs[a.MessageID] {
+			out = append(out, a)
+		}
+	}
 	return out
 }
 
