@@ -17,7 +17,8 @@
 // 300ms", "redis latency 150ms on d1 for 2s", "crash d1 at after-enqueue
 // (1st hit)", "restart redis (down 1s)", "produce 50 poison events". Each
 // step kind is a type of its own in a file of its own (Wait, Kill, Pause,
-// Term, Crash, Window, Network, Restart, Produce: step_<kind>.go) with its
+// Term, Crash, Window, Network, Restart, Skew, Hold, Produce:
+// step_<kind>.go) with its
 // sentence, its validation, its run and how the generator draws it; the
 // generator's menu (random.go) lists each once. A Network step carries a
 // faultproxy.Fault. Steps run one after another, each ending its own fault;
@@ -45,7 +46,12 @@
 //
 // A seed replays the same draws only while the generator is unchanged:
 // it asks the same questions (label and range) in the same order, which
-// TestRandomDrawsStayInOrder pins. How
+// TestRandomDrawsStayInOrder pins. The round-1 faults, the store's
+// restart in place (Space.RestartStore), its SQL error packets
+// (Space.SQLErrors), clock skew (Space.SkewClock) and a held finalize
+// COMMIT (Space.HoldCommits), are the last entries of the menu and of the
+// store's faults, so a space without them asks what it asked before they
+// were added. How
 // many schedules: -rapid.checks=N, else OUTBOXCHAOS_PROPERTY_CHECKS, else
 // 3 (so `make test` stays short); `make chaos-long` sets
 // OUTBOXCHAOS_PROPERTY_CHECKS high to run many.

@@ -19,6 +19,9 @@ import (
 	refadapter "github.com/outboxchaos/outboxchaos/adapters/reference"
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/env"
+	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/nemesis"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
@@ -80,7 +83,7 @@ func propertyBase() runner.Scenario {
 	}
 }
 
-var propertySpace = scenarios.Space{Slots: 2, CrashPoints: true, RestartRedis: true, Produce: true}
+var propertySpace = scenarios.Space{Slots: 2, CrashPoints: true, RestartRedis: true, RestartStore: true, SQLErrors: true, SkewClock: true, HoldCommits: true, Produce: true}
 
 // rapidChooser lets rapid make the generator's choices, so it can shrink
 // each one toward the simplest entry.
@@ -233,7 +236,8 @@ func summary(r check.Result) string {
 
 // The state-machine test: random schedules of every action (produce
 // valid and poison events, SIGKILL, SIGSTOP/SIGCONT, SIGTERM, crash at a
-// named point, each network fault on MySQL and Redis, Redis restart, wait),
+// named point, each network fault on MySQL and Redis, SQL error packets,
+// a held finalize COMMIT, Redis and MySQL restarts, clock skew, wait),
 // and after heal and drain every invariant holds for the reference. rapid
 // first replays every fail file in testdata/rapid/<this test>/ (the
 // regression corpus), then draws new schedules.
@@ -252,6 +256,44 @@ func TestPropertyReferenceKeepsEveryInvariant(t *testing.T) {
 	e := openLocal(t)
 	p := newProperty(t, e, refadapter.New(), filepath.Join(t.TempDir(), "work"))
 	rapid.Check(t, p.check)
+}
+
+// The round-1 steps that generated schedules now draw (a held finalize
+// COMMIT past the lease, the store's restart in place, SQL error packets,
+// clock skew) each land on the reference and leave every invariant pass,
+// so a schedule that draws them and fails is a finding, not the step's
+// own false alarm.
+func TestPropertyReferenceRidesOutTheRoundOneSteps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end runs are skipped with -short")
+	}
+	e := openLocal(t)
+	p := newProperty(t, e, refadapter.New(), filepath.Join(t.TempDir(), "work"))
+	for _, c := range []struct {
+		sched scenarios.Schedule
+		kinds []string // fault windows that must be in the history
+	}{
+		{scenarios.Schedule{scenarios.Hold{Slot: "d1", For: 3500 * time.Millisecond, Settle: time.Second}, scenarios.Restart{Dep: "mysql", For: 300 * time.Millisecond}},
+			[]string{history.FaultFinalizeTrap, "server-restart"}},
+		{scenarios.Schedule{scenarios.Network{Dep: "mysql", Fault: faultproxy.SQLError{Probability: 0.3}, For: time.Second}, scenarios.Skew{Slot: "d2", By: -10 * time.Second, For: 2 * time.Second}},
+			[]string{"sql-error", nemesis.FaultClockSkew}},
+	} {
+		o := p.run(c.sched.Scenario("property", propertyBase()))
+		require.Empty(t, notPassing(o), "%s: %s", c.sched.Line(), o.Dir)
+		for _, k := range c.kinds {
+			require.True(t, hasFault(o, k), "%s: no %s fault window in the history (%s)", c.sched.Line(), k, o.Dir)
+		}
+	}
+}
+
+// hasFault says whether the run's history has a fault window of kind.
+func hasFault(o runner.Outcome, kind string) bool {
+	for _, f := range o.History.Faults {
+		if f.Kind == kind {
+			return true
+		}
+	}
+	return false
 }
 
 // The property must be able to fail: against a dispatcher that adds jobs

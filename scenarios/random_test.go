@@ -36,6 +36,10 @@ func TestRandomStepsReadAsSentences(t *testing.T) {
 		{scenarios.Restart{Dep: "redis", For: time.Second}, "restart redis (down 1s)"},
 		{scenarios.Wait{For: 500 * time.Millisecond}, "wait 500ms"},
 		{scenarios.Produce{Events: 50, Poison: true}, "produce 50 poison events"},
+		{scenarios.Restart{Dep: "mysql", For: 300 * time.Millisecond}, "restart mysql (down 300ms)"},
+		{scenarios.Skew{Slot: "d3", By: -10 * time.Second, For: 2 * time.Second}, "skew d3's clock by -10s for 2s"},
+		{scenarios.Hold{Slot: "d2", For: time.Second}, "hold d2's finalize commit for 1s"},
+		{scenarios.Network{Dep: "mysql", Slot: "d1", Fault: faultproxy.SQLError{Probability: 0.1}, For: time.Second}, "mysql sql-error p=0.1 on d1 for 1s"},
 	}
 	for _, c := range cases {
 		require.Equal(t, c.want, c.step.String())
@@ -66,6 +70,11 @@ func TestRandomStepValidationNamesTheProblem(t *testing.T) {
 		{scenarios.Network{Dep: "redis", For: time.Second}, `step "redis (no fault) on every link for 1s": no fault: set Fault`},
 		{scenarios.Network{Dep: "redis", Fault: faultproxy.Down{}}, "duration 0s: want > 0"},
 		{scenarios.Produce{}, "events 0: want at least 1"},
+		{scenarios.Skew{Slot: "d1", For: time.Second}, `step "skew d1's clock by 0s for 1s": offset 0s: want a clock ahead (> 0) or behind (< 0)`},
+		{scenarios.Skew{Slot: "d7", By: time.Second, For: time.Second}, `slot "d7": want d1..d3`},
+		{scenarios.Skew{Slot: "d1", By: time.Second}, "duration 0s: want > 0"},
+		{scenarios.Hold{Slot: "d1", For: time.Second, Settle: -time.Second}, "settle -1s: want >= 0"},
+		{scenarios.Hold{Slot: "d1"}, "duration 0s: want > 0"},
 	}
 	for _, c := range cases {
 		require.ErrorContains(t, c.step.Validate(3), c.want)
@@ -78,8 +87,9 @@ func TestRandomStepValidationNamesTheProblem(t *testing.T) {
 func TestRandomScheduleReplaysBySeedAndStaysInBounds(t *testing.T) {
 	kinds := map[string]bool{}
 	for seed := int64(1); seed <= 300; seed++ {
-		a := scenarios.RandomSchedule(rand.New(rand.NewSource(seed)), 3, seed%2 == 0)
-		b := scenarios.RandomSchedule(rand.New(rand.NewSource(seed)), 3, seed%2 == 0)
+		sp := scenarios.Space{Slots: 3, CrashPoints: seed%2 == 0, RestartRedis: true, RestartStore: true, SQLErrors: true, SkewClock: true, HoldCommits: true}
+		a := scenarios.RandomSchedule(rand.New(rand.NewSource(seed)), sp)
+		b := scenarios.RandomSchedule(rand.New(rand.NewSource(seed)), sp)
 		require.Equal(t, a, b, "seed %d must replay", seed)
 		require.NotEmpty(t, a, "seed %d", seed)
 		require.NoError(t, a.Validate(3))
@@ -90,20 +100,26 @@ func TestRandomScheduleReplaysBySeedAndStaysInBounds(t *testing.T) {
 				require.NotContains(t, fmt.Sprintf("%T", st), "Crash", "seed %d: crash points drawn for an adapter without them", seed)
 			}
 			kinds[fmt.Sprintf("%T", st)] = true
+			if _, ok := st.(scenarios.Hold); ok {
+				kinds[string((faultproxy.CommitHoldMySQL{}).Kind())] = true // the finalize trap's fault
+			}
+			if r, ok := st.(scenarios.Restart); ok {
+				kinds["restart "+r.Dep] = true
+			}
 			if n, ok := st.(scenarios.Network); ok {
 				kinds[string(n.Fault.Kind())] = true
 			}
 		}
 	}
-	for _, want := range []scenarios.Step{scenarios.Wait{}, scenarios.Kill{}, scenarios.Pause{}, scenarios.Term{}, scenarios.Crash{}, scenarios.Window{}, scenarios.Network{}, scenarios.Restart{}} {
+	for _, want := range []scenarios.Step{scenarios.Wait{}, scenarios.Kill{}, scenarios.Pause{}, scenarios.Term{}, scenarios.Crash{}, scenarios.Window{}, scenarios.Network{}, scenarios.Restart{}, scenarios.Skew{}, scenarios.Hold{}} {
 		require.True(t, kinds[fmt.Sprintf("%T", want)], "300 seeds never drew a %T step", want)
 	}
+	for _, dep := range []string{"redis", "mysql"} {
+		require.True(t, kinds["restart "+dep], "300 seeds never drew a restart of %s", dep)
+	}
 	for _, k := range faultproxy.Kinds() {
-		if k == (faultproxy.QueueError{}).Kind() || k == (faultproxy.SQLError{}).Kind() {
-			continue // a scenario of its own (queue-error: it needs a queue, not a link; lock-conflicts)
-		}
-		if k == (faultproxy.CommitHoldMySQL{}).Kind() {
-			continue // the finalize trap's (zombie): it holds a COMMIT only after a job's add
+		if k == (faultproxy.QueueError{}).Kind() {
+			continue // queue-error's: it needs a queue, not a link
 		}
 		if k == (faultproxy.LostReplyPostgresCommit{}).Kind() || k == (faultproxy.CommitHoldPostgres{}).Kind() {
 			continue // what the MySQL kinds become on a PostgreSQL run (faultproxy.StoreBound)
@@ -229,6 +245,29 @@ func TestRandomDrawsStayInOrder(t *testing.T) {
 		require.Empty(t, ch.choices, c.want)
 		require.NoError(t, st.Validate(2), c.want)
 	}
+	// The round-1 faults of the store and the clock come last, so they
+	// add questions only to a space that has them: the property's space
+	// now does.
+	withStore := sp
+	withStore.RestartStore, withStore.SQLErrors, withStore.SkewClock, withStore.HoldCommits = true, true, true, true
+	for _, c := range []struct {
+		choices     []int
+		asked, want string
+	}{
+		{[]int{9, 1}, "op/12 down/2", "restart mysql (down 1s)"},
+		{[]int{5, 0}, "op/12 down/2", "restart redis (down 300ms)"},
+		{[]int{7, 2, 7, 1, 0}, "op/12 link/3 fault/8 share/2 for/3", "mysql sql-error p=0.3 on d2 for 300ms"},
+		{[]int{8, 1, 5, 1, 1}, "op/12 link/3 fault/7 slice/2 for/3", "redis slicer 8B on d1 for 1s"},
+		{[]int{10, 1, 0, 1}, "op/12 slot/2 by/2 for/2", "skew d2's clock by -10s for 4s"},
+		{[]int{11, 0, 1}, "op/12 slot/2 hold/2", "hold d1's finalize commit for 3.5s"},
+	} {
+		ch := &scripted{choices: c.choices}
+		st := scenarios.DrawStep(ch, withStore)
+		require.Equal(t, c.want, st.String())
+		require.Equal(t, c.asked, strings.Join(ch.asked, " "), c.want)
+		require.Empty(t, ch.choices, c.want)
+		require.NoError(t, st.Validate(2), c.want)
+	}
 	ch := &scripted{choices: []int{1, 0, 0}}
 	require.Equal(t, "crash d1 between add and finalize (1st batch)", scenarios.DrawStep(ch, scenarios.Space{Slots: 2}).String())
 	require.Equal(t, "op/7 slot/2 nth/3", strings.Join(ch.asked, " "), "without crash points, restarts or produce steps")
@@ -237,6 +276,7 @@ func TestRandomDrawsStayInOrder(t *testing.T) {
 		true:  "1. redis latency 150ms on d3 for 300ms; 2. crash d3 at after-claim (1st hit); 3. mysql bandwidth 16KB/s on d3 for 1s; 4. kill d1 for 1s; 5. restart redis (down 300ms); 6. redis blackhole on d2 for 1s",
 		false: "1. redis latency 150ms on d3 for 300ms; 2. crash d3 between add and finalize (2nd batch); 3. term d3 (down 500ms); 4. kill d3 for 300ms; 5. kill d1 for 1s; 6. restart redis (down 300ms)",
 	} {
-		require.Equal(t, want, scenarios.RandomSchedule(rand.New(rand.NewSource(1)), 3, crash).Line(), "seed 1, crash points %v", crash)
+		sp := scenarios.Space{Slots: 3, CrashPoints: crash, RestartRedis: true}
+		require.Equal(t, want, scenarios.RandomSchedule(rand.New(rand.NewSource(1)), sp).Line(), "seed 1, crash points %v", crash)
 	}
 }

@@ -38,6 +38,7 @@ type needer interface {
 var (
 	_ needer = Crash{}
 	_ needer = Restart{}
+	_ needer = Skew{}
 )
 
 // typicalRestart is what Nominal counts for bringing a process or a server

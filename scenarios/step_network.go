@@ -81,9 +81,29 @@ func (s Network) draw(c Chooser, sp Space) Step {
 	if k := c.Choose("link", sp.Slots+1); k > 0 {
 		out.Slot = fmt.Sprintf("d%d", k)
 	}
-	out.Fault = pick(c, "fault", netFaults[s.Dep])(c)
+	out.Fault = pick(c, "fault", faultsOn(s.Dep, sp))(c)
 	out.For = pick(c, "for", netFor)
 	return out
+}
+
+// faultsOn lists the faults drawn on dep: netFaults, and on the store
+// SQL error packets last where the space has them (a space without them
+// asks the same questions as before).
+func faultsOn(dep string, sp Space) []func(Chooser) faultproxy.Fault {
+	all := netFaults[dep]
+	if dep == "mysql" && sp.SQLErrors {
+		all = append(all[:len(all):len(all)], drawSQLError)
+	}
+	return all
+}
+
+// sqlShares are the shares of locking statements refused, lowest first.
+var sqlShares = []float64{0.1, 0.3}
+
+// drawSQLError draws a share of the store's locking statements answered
+// with a deadlock or a lock wait timeout (faultproxy.SQLError).
+func drawSQLError(c Chooser) faultproxy.Fault {
+	return faultproxy.SQLError{Probability: pick(c, "share", sqlShares)}
 }
 
 func fixed(f faultproxy.Fault) func(Chooser) faultproxy.Fault {

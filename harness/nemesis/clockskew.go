@@ -11,6 +11,10 @@ import (
 // FaultClockSkew is the kind of a clock-skew fault window.
 const FaultClockSkew = "clock-skew"
 
+// CanSkewClock says whether the adapter declares a clock the harness can
+// skew here (SkewClock would not refuse it).
+func (n *Nemesis) CanSkewClock() bool { return clockskew.Missing(n.caps.Clock) == "" }
+
 // SkewClock restarts the slot's instance with its wall clock off by offset
 // (negative: behind the database), keeps it so for d, then restarts it with
 // the true clock. The skew goes to that instance only, through the

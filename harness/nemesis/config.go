@@ -27,8 +27,12 @@ type Config struct {
 	SlotEnv map[string]map[string]string
 	// Links are each slot's fault-proxy links, "<store>/d1" ("mysql/d1")
 	// and "redis/d1".
-	Links        map[string]*faultproxy.Proxy
-	Env          env.Env // the servers, for RestartServer
+	Links map[string]*faultproxy.Proxy
+	Env   env.Env // the servers, for RestartServer
+	// StoreRestart says the environment can SIGKILL the store's server and
+	// start it again in place, with its data (the runner's
+	// NeedMySQLRestart): a generated schedule may then restart it.
+	StoreRestart bool
 	Capabilities supervisor.Capabilities
 	Seed         int64 // the nemesis's randomness: Rand, Pick, failpoint seeds
 	// DB is the run's database reached directly (not through a link), and
@@ -74,6 +78,7 @@ func New(c Config) (*Nemesis, error) {
 		db: c.DB, obs: c.Observer, schema: c.Schema, progress: c.Progress,
 		prefix: c.Prefix, queues: append([]string(nil), c.Queues...), sink: c.Sink,
 		store: storeDep(c.Store), dialect: dialectOr(c.Dialect), history: c.History, writers: c.Writers,
+		storeRestart: c.StoreRestart,
 	}, nil
 }
 

@@ -40,6 +40,8 @@ type Nemesis struct {
 	history  string            // the history table, quoted; "" when unknown
 	writers  map[string]string // the history's accounts -> slots
 	queues   []string          // the run's queue allowlist
+	// storeRestart: RestartServer may restart the store in place.
+	storeRestart bool
 }
 
 // Store is the dependency the run's database links are named after, its
@@ -56,6 +58,11 @@ func (n *Nemesis) Rand() *rand.Rand { return n.draws.rng }
 // HasCrashPoints says whether the adapter exposes crash points, so a
 // schedule can pause or crash at an exact place instead of from outside.
 func (n *Nemesis) HasCrashPoints() bool { return n.caps.CrashPoints }
+
+// CanRestartStore says whether the environment can SIGKILL the store's
+// server and restart it in place with its data, so a generated schedule
+// may draw that restart.
+func (n *Nemesis) CanRestartStore() bool { return n.storeRestart }
 
 // Note records a parameter of the run, shown in results.json and on the
 // report: a schedule drawn at run time, say. Safe to call from a schedule.

@@ -127,16 +127,26 @@ func Missing(s Scenario, a supervisor.Adapter, e env.Env) string {
 			return "the adapter does not declare SIGTERM graceful"
 		case n == NeedServerCtl && (e.Redis() == nil || !pg && e.MySQL() == nil):
 			return "the " + e.Name() + " environment cannot kill and restart servers"
-		case n == NeedMySQLRestart && pg && e.Name() != "local":
-			return "the " + e.Name() + " environment's PostgreSQL cannot be killed and restarted in place: only the local environment's private server can"
-		case n == NeedMySQLRestart && !pg && env.MySQLRestartInPlace(e) != "":
-			return env.MySQLRestartInPlace(e)
+		case n == NeedMySQLRestart && storeRestartMissing(e, pg) != "":
+			return storeRestartMissing(e, pg)
 		}
 		if why := missingClockOrOrder(n, caps.Clock, caps.Ordering); why != "" {
 			return why
 		}
 	}
 	return ""
+}
+
+// storeRestartMissing says why the environment cannot SIGKILL the store's
+// server and restart it in place with its data, or "" when it can.
+func storeRestartMissing(e env.Env, pg bool) string {
+	if pg {
+		if e.Name() != "local" {
+			return "the " + e.Name() + " environment's PostgreSQL cannot be killed and restarted in place: only the local environment's private server can"
+		}
+		return ""
+	}
+	return env.MySQLRestartInPlace(e)
 }
 
 // Run runs one scenario end to end. A harness failure returns an error; a
@@ -360,7 +370,8 @@ func (r *session) startInstances(ctx context.Context) error {
 	}
 	nem, err := nemesis.New(nemesis.Config{
 		Supervisor: r.sup, Recorder: r.rec, Slots: slots(r.o.Scenario.Instances), SlotEnv: slotEnv,
-		Links: r.links, Env: r.o.Env, Capabilities: r.o.Adapter.Capabilities(), Seed: r.rng.Int63(),
+		Links: r.links, Env: r.o.Env, StoreRestart: storeRestartMissing(r.o.Env, r.dbs.store().Name() == store.NamePostgres) == "",
+		Capabilities: r.o.Adapter.Capabilities(), Seed: r.rng.Int63(),
 		DB: r.db, Schema: r.o.Adapter.Schema(), Observer: r.creations(), Progress: r.progress,
 		Prefix: r.prefix, Queues: r.queues, Sink: OutboxModel(r.o.Adapter).Sink,
 		Store: r.dbs.store().Name(), Dialect: r.dbs.store().Dialect(),
