@@ -102,6 +102,9 @@ func TestRandomScheduleReplaysBySeedAndStaysInBounds(t *testing.T) {
 		if k == (faultproxy.QueueError{}).Kind() || k == (faultproxy.SQLError{}).Kind() {
 			continue // a scenario of its own (queue-error: it needs a queue, not a link; lock-conflicts)
 		}
+		if k == (faultproxy.RedisState{}).Kind() {
+			continue // a scenario of its own (transient-states)
+		}
 		if k == (faultproxy.CommitHoldMySQL{}).Kind() {
 			continue // the finalize trap's (zombie): it holds a COMMIT only after a job's add
 		}
