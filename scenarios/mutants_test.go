@@ -178,7 +178,7 @@ var blackBoxScenarios = map[string]string{
 // The "prove it on black boxes": every mutant whose scenario has a
 // black-box path runs with its crash points hidden (mutant:NAME:blackbox)
 // and must never pass: its invariant fails, or the run is unknown because a
-// fault did not land where it matters. Thirteen runs in sequence, about
+// fault did not land where it matters. Fourteen runs in sequence, about
 // three to four minutes on two cores.
 func TestBlackBoxMutantsNeverPass(t *testing.T) {
 	e := endToEnd(t)
