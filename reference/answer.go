@@ -15,14 +15,16 @@ import (
 
 // unavailableReplies are Redis error replies that speak for the whole
 // server, not for one event's keys: it is loading its data, has no
-// master, is busy with a script, or the cluster is down. They count as no
+// master, is busy with a script, the cluster is down, it is a read-only
+// replica (a failover), or it is out of memory (maxmemory, noeviction). They count as no
 // answer: retrying the event cannot help, waiting for the server can.
-var unavailableReplies = []string{"LOADING", "MASTERDOWN", "BUSY", "CLUSTERDOWN", "TRYAGAIN", "READONLY"}
+var unavailableReplies = []string{"LOADING", "MASTERDOWN", "BUSY", "CLUSTERDOWN", "TRYAGAIN", "READONLY", "OOM"}
 
 // unavailableMySQL are MySQL error codes that speak for the server, not for
 // one statement: too many connections, shutdown in progress, connection
-// killed (MariaDB), disconnected for inactivity (MySQL 8).
-var unavailableMySQL = map[uint16]bool{1040: true, 1053: true, 1927: true, 4031: true}
+// killed (MariaDB), disconnected for inactivity (MySQL 8), running with
+// --read-only (1290, a failover) or in read-only mode (MariaDB 1836).
+var unavailableMySQL = map[uint16]bool{1040: true, 1053: true, 1927: true, 4031: true, 1290: true, 1836: true}
 
 // answeredNothing tells "the dependency answered nothing" (connection
 // refused or reset, i/o timeout, a deadline that ran out on the command, a

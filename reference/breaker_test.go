@@ -95,6 +95,13 @@ func TestAnsweredNothingTellsOutagesFromErrorReplies(t *testing.T) {
 	require.False(t, answeredNothing(fmt.Errorf("finalize: %w", &mysql.MySQLError{Number: 1213, Message: "Deadlock found"})))
 	require.True(t, answeredNothing(fmt.Errorf("claim: %w", &mysql.MySQLError{Number: 1053, Message: "Server shutdown in progress"})))
 	require.True(t, answeredNothing(fmt.Errorf("claim: %w", mysql.ErrInvalidConn)))
+	// Server-wide states (transient-states): a failover's read-only replica
+	// or server, maxmemory with noeviction. No answer about the event.
+	require.True(t, answeredNothing(redisReply("READONLY You can't write against a read only replica.")))
+	require.True(t, answeredNothing(redisReply("OOM command not allowed when used memory > 'maxmemory'.")))
+	require.False(t, answeredNothing(redisReply("OOMPH not a state")))
+	require.True(t, answeredNothing(fmt.Errorf("claim: %w", &mysql.MySQLError{Number: 1290, Message: "The MySQL server is running with the --read-only option so it cannot execute this statement"})))
+	require.True(t, answeredNothing(fmt.Errorf("finalize: %w", &mysql.MySQLError{Number: 1836, Message: "Running in read-only mode"})))
 }
 
 type errTimeout struct{}

@@ -164,7 +164,8 @@
 // event" (answeredNothing): connection refused or reset, i/o timeout, a
 // deadline that ran out on the command, EOF, a lost reply, a closed or
 // exhausted pool, and the server-wide replies LOADING, MASTERDOWN, BUSY,
-// CLUSTERDOWN, TRYAGAIN, READONLY (Redis) or 1040, 1053, 1927, 4031 (MySQL)
+// CLUSTERDOWN, TRYAGAIN, READONLY, OOM (Redis) or 1040, 1053, 1927, 4031,
+// 1290, 1836 (MySQL)
 // are no answer; any other error reply is an answer. An event's attempts
 // are spent only on answers about it.
 //

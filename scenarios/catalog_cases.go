@@ -144,3 +144,37 @@ func restartWhilePaused(ctx context.Context, n *nemesis.Nemesis, lease time.Dura
 		return restart(ctx)
 	})
 }
+
+// transientStates puts Redis, for every instance, into three server-wide
+// states in turn, 1.5 s each with 1 s between: a replica during a failover
+// (READONLY), a restart reloading its data (LOADING) and maxmemory with
+// noeviction (OOM), each answering every write (the adds) with the
+// server's own error reply (jobrunr/jobrunr #1264, immich-app/immich
+// #17600, OptimalBits/bull #416, redis/go-redis #1131, redis/ioredis
+// #1015). Each state passes: no valid event may end failed for it (I2).
+// A dispatcher should spend no attempt on the server's state (the
+// reference gives such events back); one that does is not failed for it
+// here, as long as it does not run out of attempts (MaxAttempts is raised
+// to 10 so the states cannot exhaust a backoff that grows).
+func transientStates() runner.Scenario {
+	s := base("transient-states", "Redis answers every write with READONLY (a failover), then LOADING (a restart), then OOM (maxmemory, noeviction), 1.5 s each: transient server states, retried or waited out, never an event failed", 2, 600)
+	s.Rate = 100
+	s.Tuning.MaxAttempts = 10
+	s.Exercises = []string{"I2"}
+	s.Landing = []history.Requirement{{Fault: history.LandServerState, AtLeast: 5}}
+	each := param(&s, "each", 1500*time.Millisecond)
+	s.Script = after(500*time.Millisecond, func(ctx context.Context, n *nemesis.Nemesis) error {
+		for i, state := range []string{faultproxy.RedisReadOnly, faultproxy.RedisLoading, faultproxy.RedisOOM} {
+			if i > 0 {
+				if err := n.Sleep(ctx, time.Second); err != nil {
+					return err
+				}
+			}
+			if err := n.Network(ctx, "redis", "", faultproxy.RedisState{State: state}, each); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return s
+}

@@ -37,6 +37,7 @@ func Catalog() []Mutant {
 		{names.BugSQLErrorPermanent, "treats every SQL error as permanent: a finalize MySQL answers with a deadlock (1213) or a lock wait timeout (1205) fails the batch's events, valid ones included, instead of retrying", "I2", "lock-conflicts"},
 		{names.BugMemoryOwnerRegistry, "keeps a registry of live instances in a MEMORY-engine table it creates (outbox_owners), each instance upserting its row before every claim, and its claim also adopts at once the processing rows of any owner missing from it (\"an unregistered owner is dead\"): a MySQL restart keeps the table and forgets its rows, so the first instance to claim after it takes the other instances' claims while their leases still run", "I5", "mysql-restart"},
 		{names.BugMemoryOwnerRecovery, "keeps the same MEMORY-engine registry of live instances, each instance upserting its row at every lease-recovery round, and its recovery also resets to pending the processing rows of any owner missing from it: after a MySQL restart the first instance to recover resets the other instances' claims while their leases still run; a reset, not a claim, caught only because the history records who wrote each row", "I5", "mysql-restart"},
+		{names.BugTransientAsPermanent, "treats any Redis error reply to an add as permanent: an add answered with a server-wide state (READONLY during a failover, LOADING after a restart, OOM at maxmemory) fails the event at once instead of retrying or waiting the state out", "I2", "transient-states"},
 	}
 }
 

@@ -91,6 +91,7 @@ var landingNoun = map[string][3]string{
 	history.LandOrderRetry:    {"event", "events", "met a transient failure with a later event of its aggregate committed"},
 	history.LandCommitGap:     {"event", "events", "committed after a higher id was claimed"},
 	history.LandSQLError:      {"statement", "statements", "answered with a deadlock or lock wait timeout"},
+	history.LandServerState:   {"write", "writes", "answered with a server state's error (READONLY, LOADING, OOM)"},
 }
 
 func judgeLanding(ix *index, req history.Requirement) Landing {
@@ -144,6 +145,8 @@ func countLanded(ix *index, req history.Requirement) int {
 		return ix.commitGaps()
 	case history.LandSQLError:
 		return sumFaultParam(ix.run, func(k string) bool { return k == "sql-error" }, "answered")
+	case history.LandServerState:
+		return sumFaultParam(ix.run, func(k string) bool { return k == "redis-state" }, "answered")
 	}
 	return 0
 }

@@ -172,6 +172,25 @@ func TestLandingCountsTheHarnesssOwnFaultCounts(t *testing.T) {
 	l = require1(t, run, history.Requirement{Fault: history.LandQueueError, AtLeast: 5})
 	require.Equal(t, 7, l.Landed)
 	require.True(t, l.Met)
+	l = require1(t, run, history.Requirement{Fault: history.LandServerState, AtLeast: 1})
+	require.Zero(t, l.Landed, "a queue-error's answers are not a server state's")
+}
+
+// server-state counts the redis-state faults' answered writes, summed over
+// the states, and nothing else.
+func TestLandingCountsServerStateAnswers(t *testing.T) {
+	b := newBuilder("transient-states")
+	b.fault("redis-state", "redis", 0, 100)
+	withParams(b, map[string]string{"state": "readonly", "refused": "4", "answered": "3"})
+	b.fault("redis-state", "redis", 100, 200)
+	withParams(b, map[string]string{"state": "oom", "refused": "2", "answered": "2"})
+	b.fault("queue-error", "redis", 0, 100)
+	withParams(b, map[string]string{"queue": "ai-bulk", "refused": "9", "answered": "9"})
+	run := b.finish(200, 300, true)
+	l := require1(t, run, history.Requirement{Fault: history.LandServerState, AtLeast: 6})
+	require.Equal(t, 5, l.Landed)
+	require.False(t, l.Met)
+	require.Equal(t, "5 writes answered with a server state's error (READONLY, LOADING, OOM); 6 needed", l.Reason)
 }
 
 func TestLandingOutageFailuresAndStalls(t *testing.T) {

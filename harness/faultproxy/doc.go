@@ -91,6 +91,8 @@
 //	                          outboxchaos_sql_error_postgres_refuse
 //	lost-reply-postgres-commit outboxchaos_lost_reply_postgres_drop (downstream)
 //	commit-hold-postgres      outboxchaos_commit_hold_postgres (upstream)
+//	redis-state               outboxchaos_queue_error_rewrite (downstream), then
+//	                          outboxchaos_queue_error_refuse (upstream)
 //
 // Every PostgreSQL link also carries outboxchaos_postgres_statements
 // (upstream) from its creation until it is closed; it belongs to no fault.
@@ -177,6 +179,17 @@
 // requests refused and the error replies rewritten (Proxy.Refused). A
 // token answered after the fault was removed reaches the client as Redis's
 // unknown-command error, still an error reply.
+//
+// # Redis: a server state (redis-state)
+//
+// Redis answers every write (the same writes queue-error judges: the write
+// commands and every EVAL, EVALSHA and FCALL), on any key, with the error
+// reply of a state of the whole server, as Redis itself answers them: a
+// replica during a failover ("-READONLY You can't write against a read only
+// replica."), a restart still loading its data ("-LOADING Redis is loading
+// the dataset in memory"), or maxmemory reached with noeviction ("-OOM
+// command not allowed when used memory > 'maxmemory'."). Reads work. The
+// toxics and their counts are queue-error's, with no queue to match.
 //
 // # MySQL: lock conflicts (sql-error)
 //

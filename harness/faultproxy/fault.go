@@ -61,7 +61,7 @@ func All() []Fault {
 	return []Fault{
 		Latency{}, Blackhole{}, Reset{}, Down{}, Bandwidth{}, Slicer{},
 		LostReplyRedisAdd{}, LostReplyMySQLCommit{}, QueueError{}, CommitHoldMySQL{}, SQLError{},
-		LostReplyPostgresCommit{}, CommitHoldPostgres{},
+		LostReplyPostgresCommit{}, CommitHoldPostgres{}, RedisState{},
 	}
 }
 

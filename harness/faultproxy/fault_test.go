@@ -56,6 +56,8 @@ func TestValidateRejectsBadFaultsSayingWhatToFix(t *testing.T) {
 		{LostReplyMySQLCommit{Probability: -0.5}, "fault lost-reply-mysql-commit: probability -0.5"},
 		{SQLError{Probability: 2}, "fault sql-error: probability 2: want within [0, 1]"},
 		{SQLError{Store: "oracle"}, `fault sql-error: store "oracle": want "mysql" or "postgres"`},
+		{RedisState{}, `fault redis-state: state "": want "readonly", "loading" or "oom"`},
+		{RedisState{State: "down"}, `fault redis-state: state "down": want "readonly", "loading" or "oom"`},
 		{LostReplyPostgresCommit{Times: -1}, "fault lost-reply-postgres-commit: times -1: want >= 0"},
 		{CommitHoldPostgres{}, "fault commit-hold-postgres: hold 0s: want > 0"},
 	}
@@ -93,6 +95,7 @@ func TestParamsKeepTheRecordedForm(t *testing.T) {
 		{SQLError{Probability: 0.1, Store: StorePostgres}, "sql-error", map[string]string{"probability": "0.1", "store": "postgres"}},
 		{LostReplyPostgresCommit{Times: 1}, "lost-reply-postgres-commit", map[string]string{"times": "1"}},
 		{CommitHoldPostgres{Times: 2, Hold: time.Second}, "commit-hold-postgres", map[string]string{"times": "2"}},
+		{RedisState{State: RedisOOM}, "redis-state", map[string]string{"state": "oom"}},
 	}
 	for _, c := range cases {
 		require.Equal(t, c.kind, c.f.Kind(), "%+v", c.f)
@@ -123,6 +126,7 @@ func TestFaultsNameThemselvesAndTheirProtocol(t *testing.T) {
 		{SQLError{Store: StorePostgres}, "sql-error p=1", "postgres"},
 		{LostReplyPostgresCommit{}, "lost-reply-postgres-commit x1", "postgres"},
 		{CommitHoldPostgres{Hold: time.Second}, "commit-hold-postgres 1s", "postgres"},
+		{RedisState{State: RedisReadOnly}, "redis-state readonly", "redis"},
 	}
 	for _, c := range cases {
 		require.Equal(t, c.name, c.f.String())
@@ -141,7 +145,7 @@ func TestEveryKindIsListedOnceAndDocumented(t *testing.T) {
 		seen[k] = true
 		require.Regexp(t, `(?m)^//\t`+regexp.QuoteMeta(string(k))+` `, string(doc), "doc.go's table names no toxics for %s", k)
 	}
-	require.Len(t, seen, 13)
+	require.Len(t, seen, 14)
 }
 
 func TestAddRejectsAnInvalidFaultNamingTheLink(t *testing.T) {

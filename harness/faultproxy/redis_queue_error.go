@@ -60,8 +60,10 @@ type queueError struct {
 	token string
 	// exact is the one key of a stream or list sink's queue (nil: keys
 	// under <prefix>:<queue>:).
-	exact  []byte
-	answer []byte // the error reply the client sees
+	exact []byte
+	// anyWrite: every write is refused, whatever its keys (redis-state).
+	anyWrite bool
+	answer   []byte // the error reply the client sees
 	refusals
 }
 
@@ -84,6 +86,9 @@ func (q *queueError) substitute() []byte {
 func (q *queueError) refuses(args [][]byte) bool {
 	if len(args) == 0 {
 		return false
+	}
+	if q.anyWrite {
+		return true // the refuser holds only writes to their end
 	}
 	for _, k := range writtenKeys(args) {
 		if q.exact != nil && bytes.Equal(k, q.exact) || q.exact == nil && bytes.HasPrefix(k, q.keys) {

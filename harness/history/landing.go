@@ -52,6 +52,9 @@ const (
 	// LandSQLError: MySQL's answer to a locking statement was replaced by
 	// the sql-error fault's deadlock or lock wait timeout error packet.
 	LandSQLError = "sql-error"
+	// LandServerState: Redis answered a dispatcher's write with the
+	// redis-state fault's READONLY, LOADING or OOM reply.
+	LandServerState = "server-state"
 )
 
 // Requirement is one landing requirement of a scenario.

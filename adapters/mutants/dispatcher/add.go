@@ -8,6 +8,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/reference"
 	"github.com/outboxchaos/outboxchaos/reference/bullmq"
+	"github.com/redis/go-redis/v9"
 )
 
 // add writes the job of every fateAdd event in the flow's way, bounded by
@@ -29,6 +30,10 @@ func (d *Dispatcher) add(ctx context.Context, b *batch, fates []fate) {
 		err = fmt.Errorf("add returned %d results for %d jobs", len(results), len(jobs))
 	}
 	for k, i := range at {
+		if err != nil && d.flow.replyFails && redisErrorReply(err) {
+			fates[i] = fate{kind: fateFail, text: "publish batch: " + err.Error()} // transient-as-permanent
+			continue
+		}
 		if err != nil {
 			fates[i] = retry(fmt.Errorf("publish batch: %w", err))
 			continue
@@ -54,6 +59,8 @@ func (d *Dispatcher) addFate(r bullmq.Result) fate {
 	switch {
 	case errors.Is(r.Err, bullmq.ErrIllegalJobID):
 		return d.permanent(reference.ReasonIllegalJobID, "%v", r.Err)
+	case r.Err != nil && d.flow.replyFails && redisErrorReply(r.Err):
+		return fate{kind: fateFail, text: "publish job: " + r.Err.Error()} // transient-as-permanent
 	case r.Err != nil:
 		return retry(fmt.Errorf("publish job: %w", r.Err))
 	case r.Outcome == bullmq.Added:
@@ -62,6 +69,14 @@ func (d *Dispatcher) addFate(r bullmq.Result) fate {
 		return publish(howDuplicate)
 	}
 	return retry(fmt.Errorf("publish job: unknown outcome %v", r.Outcome))
+}
+
+// redisErrorReply tells whether Redis answered with an error reply (READONLY,
+// LOADING, OOM, WRONGTYPE, ...), not a lost connection or a timeout.
+// transient-as-permanent takes every such reply for a verdict on the event.
+func redisErrorReply(err error) bool {
+	var rd redis.Error
+	return errors.As(err, &rd) && !errors.Is(err, redis.Nil)
 }
 
 // newJob is the event's BullMQ job: jobId = ai_jobs.id, data = {"jobId":

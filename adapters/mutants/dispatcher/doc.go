@@ -109,6 +109,9 @@
 //	                               round, and the recovery also resets the processing rows
 //	                               of owners missing from it; after a MySQL restart the
 //	                               first to recover resets the others' live claims
+//	transient-as-permanent         add: any Redis error reply (READONLY, LOADING, OOM: a
+//	                               server's passing state) fails the event at once
+//	                               instead of retrying it with backoff
 //
 // # Modes (OUTBOXCHAOS_MODE)
 //

@@ -70,6 +70,9 @@ type flow struct {
 	// sqlErrorFails: a MySQL error reply to the finalize fails the batch's
 	// events (true: sql-error-permanent); the base leaves them to recovery.
 	sqlErrorFails bool
+	// replyFails: a Redis error reply to an add fails the event at once
+	// (true: transient-as-permanent); the base retries it.
+	replyFails bool
 
 	// Comparison modes; zero values mean the contract's configuration.
 	tickLock     bool          // take the Redis dispatch lock for each tick, one batch per tick
@@ -112,6 +115,7 @@ var bugs = []deviation{
 	{names.BugSQLErrorPermanent, func(f *flow) { f.sqlErrorFails = true }},
 	{names.BugMemoryOwnerRegistry, func(f *flow) { f.claim = claimAdoptUnregistered }},
 	{names.BugMemoryOwnerRecovery, func(f *flow) { f.recovery = recoveryUnregistered }},
+	{names.BugTransientAsPermanent, func(f *flow) { f.replyFails = true }},
 }
 
 // modes lists the comparison designs.

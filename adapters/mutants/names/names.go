@@ -36,6 +36,7 @@ const (
 	BugSQLErrorPermanent           = "sql-error-permanent"
 	BugMemoryOwnerRegistry         = "memory-owner-registry"
 	BugMemoryOwnerRecovery         = "memory-owner-recovery"
+	BugTransientAsPermanent        = "transient-as-permanent"
 )
 
 // Mode names: the values of OUTBOXCHAOS_MODE. A mode is a correct but slow
