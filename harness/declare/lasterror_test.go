@@ -6,7 +6,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-
 func TestErrorPrefixIsWhatAKindOfReturnShares(t *testing.T) {
 	for text, want := range map[string]string{
 		"released: lease nearly over":                     "released: ",

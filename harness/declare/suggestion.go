@@ -29,9 +29,11 @@ type Suggestion struct {
 	// Prefixes are the last_error prefixes seen on the returns to pending
 	// the conventions would settle, most returns first (conventions only).
 	Prefixes []SeenPrefix `json:"prefixes,omitempty"`
-	// Kept counts those returns that left last_error as it was; Unnamed
-	// those whose last_error no prefix can name (emptied, or starting with
-	// a number): declared conventions judge those as retries.
+	// Kept counts those returns that left last_error as it was (when it is
+	// empty, or its prefix reads as neither a release nor a recovery: a
+	// kept "released: " counts under its prefix); Unnamed those whose
+	// last_error no prefix can name (emptied, or starting with a number):
+	// declared conventions judge those as retries.
 	Kept    int     `json:"kept,omitempty"`
 	KeptAt  []int64 `json:"kept_events,omitempty"`
 	Unnamed int     `json:"unnamed,omitempty"`
@@ -75,8 +77,10 @@ func Conventions(settles []string, returns []Return) Suggestion {
 	s := Suggestion{Section: SectionConventions, Settles: settles}
 	byPrefix := map[string]*SeenPrefix{}
 	for _, r := range returns {
-		switch p := ErrorPrefix(r.LastError); {
-		case r.LastError == r.OldLastError:
+		p := ErrorPrefix(r.LastError)
+		conv, word := ReadPrefix(p)
+		switch {
+		case r.LastError == r.OldLastError && (strings.TrimSpace(p) == "" || conv == Neither):
 			s.Kept++
 			s.KeptAt = addEvent(s.KeptAt, r.Event)
 		case strings.TrimSpace(p) == "":
@@ -84,7 +88,6 @@ func Conventions(settles []string, returns []Return) Suggestion {
 		default:
 			sp := byPrefix[p]
 			if sp == nil {
-				conv, word := ReadPrefix(p)
 				sp = &SeenPrefix{Prefix: p, Convention: conv, Word: word}
 				byPrefix[p] = sp
 			}

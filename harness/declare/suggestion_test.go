@@ -37,8 +37,10 @@ func load(t *testing.T, lines string) *manifest.Adapter {
 }
 
 // The returns of a dispatcher that gives back claims it will not start in
-// time ("released: ..."), one that a sweep recovered early by its words,
-// two that kept last_error, one Redis error, and one emptied.
+// time ("released: ..."; one repeats its last release's text, which counts
+// under its prefix), one that a sweep recovered early by its words, two that
+// kept last_error (empty, and a Redis error's), one Redis error, and one
+// emptied.
 func returns() []declare.Return {
 	return []declare.Return{
 		{Event: 7, LastError: "released: lease nearly over"},
@@ -49,6 +51,7 @@ func returns() []declare.Return {
 		{Event: 6, LastError: "", OldLastError: ""},
 		{Event: 8, LastError: "redis: connection refused"},
 		{Event: 2, LastError: "", OldLastError: "released: x"},
+		{Event: 10, LastError: "released: lease nearly over", OldLastError: "released: lease nearly over"},
 	}
 }
 
@@ -57,19 +60,19 @@ func TestConventionsSuggestionIsTheFactsOfTheRun(t *testing.T) {
 	require.Equal(t, declare.SectionConventions, s.Section)
 	require.Equal(t, []string{"I4", "I6"}, s.Settles)
 	require.Equal(t, []declare.SeenPrefix{
-		{Prefix: "released: ", Convention: declare.Releases, Word: "released", Returns: 3, Events: []int64{3, 7, 9}},
+		{Prefix: "released: ", Convention: declare.Releases, Word: "released", Returns: 4, Events: []int64{3, 7, 9, 10}},
 		{Prefix: "lease expired, owner ", Convention: declare.Recoveries, Word: "lease expired", Returns: 1, Events: []int64{4}},
 		{Prefix: "redis: ", Returns: 1, Events: []int64{8}},
 	}, s.Prefixes)
 	require.Equal(t, 2, s.Kept)
 	require.Equal(t, []int64{5, 6}, s.KeptAt)
 	require.Equal(t, 1, s.Unnamed)
-	require.Contains(t, s.Why, "8 returns to pending")
+	require.Contains(t, s.Why, "9 returns to pending")
 	require.Contains(t, s.Why, "I4, I6 unknown")
 	require.Equal(t, `conventions:
   releases:
     last_error_prefixes:
-      - "released: "  # GUESS: a release by its words ("released"); seen on 3 returns (events 3, 7, 9)
+      - "released: "  # GUESS: a release by its words ("released"); seen on 4 returns (events 3, 7, 9, 10)
     keeps_last_error: true  # GUESS: 2 returns (events 5, 6) left last_error as it was
   recoveries:
     last_error_prefixes:
