@@ -72,6 +72,7 @@ func redactResultsCopy(r verdict.Results) verdict.Results {
 	r.Invariants = redactResults(r.Invariants)
 	r.VerdictReason = redact.String(r.VerdictReason)
 	r.Findings = redactFindings(r.Findings)
+	r.Declarations = redactDeclarations(r.Declarations)
 	r.Faults = history.RedactFaults(r.Faults)
 	r.Gaps = history.RedactGaps(r.Gaps)
 	return r
