@@ -84,3 +84,14 @@ func TestDeclarationsAreRedacted(t *testing.T) {
 	require.NotContains(t, string(raw), "s3cret")
 	require.Contains(t, in[0].Why, "s3cret", "the caller's values are not modified")
 }
+
+// The summary's row for such a run says which declaration would settle it.
+func TestSummarySaysADeclarationWouldSettleIt(t *testing.T) {
+	run, results := undeclaredRun(t)
+	res := Build(run, results)
+	dir := t.TempDir()
+	require.NoError(t, WriteSummary(dir, []RunLink{{Path: "redis-latency", Results: res}}))
+	page, err := os.ReadFile(filepath.Join(dir, FileHTML))
+	require.NoError(t, err)
+	require.Contains(t, html.UnescapeString(string(page)), "declaring conventions would settle I6: the lines are on the run's page")
+}

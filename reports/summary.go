@@ -148,7 +148,11 @@ func why(res verdict.Results) []string {
 		return out
 	}
 	if res.Verdict != check.Pass && res.VerdictReason != "" {
-		return []string{res.VerdictReason}
+		out := []string{res.VerdictReason}
+		for _, d := range res.Declarations {
+			out = append(out, fmt.Sprintf("declaring %s would settle %s: the lines are on the run's page", d.Section, strings.Join(d.Settles, ", ")))
+		}
+		return out
 	}
 	return nil
 }
