@@ -51,7 +51,9 @@ type Outcome struct {
 	Landing []check.Landing // the scenario's landing requirements, judged
 	Skipped string          // non-empty when the scenario needed a missing capability
 	// Declarations name what the manifest could declare so that a skipped
-	// scenario runs (capabilities.clock for clock-skew); nil otherwise.
+	// scenario runs (capabilities.clock for clock-skew). A run's own, what
+	// would settle its unknowns, are in its results (check.Declarations):
+	// the CLI copies them here once it has written the report.
 	Declarations []declare.Suggestion
 	// History is the run as its folder stores it (redacted), which the
 	// results judged; the caller renders the report from it and Results
