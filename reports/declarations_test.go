@@ -61,9 +61,9 @@ func TestReportNamesTheMissingDeclaration(t *testing.T) {
 // A run with nothing unknown for lack of a declaration shows no section
 // and an empty list.
 func TestNoDeclarationSectionWhenNothingIsMissing(t *testing.T) {
-	run, results := undeclaredRun(t)
+	run, _ := undeclaredRun(t)
 	run.Meta.Conventions = history.Conventions{ReleaseErrors: []string{"released: "}}
-	results = check.Evaluate(run)
+	results := check.Evaluate(run)
 	dir := t.TempDir()
 	res, err := WriteRunResults(dir, run, results)
 	require.NoError(t, err)
