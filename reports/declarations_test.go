@@ -5,6 +5,7 @@ import (
 	"html"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -94,4 +95,25 @@ func TestSummarySaysADeclarationWouldSettleIt(t *testing.T) {
 	page, err := os.ReadFile(filepath.Join(dir, FileHTML))
 	require.NoError(t, err)
 	require.Contains(t, html.UnescapeString(string(page)), "declaring conventions would settle I6: the lines are on the run's page")
+}
+
+// A skipped clock-skew is listed on the summary with why and the clock
+// line that would let it run; a skip without one shows only why.
+func TestSummaryListsSkippedScenariosWithTheirLines(t *testing.T) {
+	run, results := undeclaredRun(t)
+	clock := declare.ClockSuggestion("clock-skew", []string{"node", "main.js"}, nil)
+	dir := t.TempDir()
+	require.NoError(t, WriteSummary(dir, []RunLink{{Path: "redis-latency", Results: Build(run, results)}},
+		SkippedRun{Scenario: "clock-skew", Why: "the adapter declares no way to skew its clock", Declarations: []declare.Suggestion{clock}},
+		SkippedRun{Scenario: "mysql-restart", Why: "the staging environment cannot restart MySQL in place"}))
+	page, err := os.ReadFile(filepath.Join(dir, FileHTML))
+	require.NoError(t, err)
+	text := html.UnescapeString(string(page))
+	require.Contains(t, text, "2 scenarios skipped: see below.")
+	require.Contains(t, text, `<section id="skipped">`)
+	require.Contains(t, text, "<h3>clock-skew <span")
+	require.Contains(t, text, "<pre>"+clock.YAML+"</pre>")
+	require.Contains(t, text, "  clock: faketime  # GUESS: node reads the time through libc")
+	require.Contains(t, text, "the staging environment cannot restart MySQL in place")
+	require.Equal(t, 1, strings.Count(text, "<pre>capabilities:"))
 }

@@ -138,6 +138,7 @@ func runAll(ctx context.Context, f runFlags, list []runner.Scenario, summary boo
 	defer e.Close()
 	var outs []runner.Outcome
 	var links []reports.RunLink
+	var skipped []reports.SkippedRun
 	for i, s := range list {
 		dir := f.out
 		if summary {
@@ -154,13 +155,15 @@ func runAll(ctx context.Context, f runFlags, list []runner.Scenario, summary boo
 		outs = append(outs, o)
 		if o.Skipped == "" {
 			links = append(links, reports.RunLink{Path: s.Name, Results: res})
+		} else {
+			skipped = append(skipped, reports.SkippedRun{Scenario: s.Name, Why: o.Skipped, Declarations: o.Declarations})
 		}
 		if ctx.Err() != nil {
 			return outs, ctx.Err()
 		}
 	}
 	if summary && len(links) > 0 {
-		if err := reports.WriteSummary(f.out, links); err != nil {
+		if err := reports.WriteSummary(f.out, links, skipped...); err != nil {
 			return outs, err
 		}
 	}
