@@ -28,6 +28,10 @@
 // live under releases or recoveries only when its words say so; one that
 // reads as neither (an error's words, like "redis: ") is written commented
 // out: declared as a release it would hide a retry without backoff, and left
-// out, the declared conventions judge its returns as retries (I6). Facts come
-// from the run only; every reading of them is marked GUESS.
+// out, the declared conventions judge its returns as retries (I6). Returns
+// that left last_error as it was suggest keeps_last_error only when that
+// text has no prefix (empty); a kept error's text stays a comment, since
+// keeps_last_error would also read a retry that writes the same error again
+// as a release. Facts come from the run only; every reading of them is
+// marked GUESS.
 package declare

@@ -29,11 +29,11 @@ type Suggestion struct {
 	// Prefixes are the last_error prefixes seen on the returns to pending
 	// the conventions would settle, most returns first (conventions only).
 	Prefixes []SeenPrefix `json:"prefixes,omitempty"`
-	// Kept counts those returns that left last_error as it was (when it is
-	// empty, or its prefix reads as neither a release nor a recovery: a
-	// kept "released: " counts under its prefix); Unnamed those whose
-	// last_error no prefix can name (emptied, or starting with a number):
-	// declared conventions judge those as retries.
+	// Kept counts those returns that left last_error as it was with no
+	// prefix to name (empty, or starting with a number); a kept text with a
+	// prefix counts under its prefix (SeenPrefix.Kept). Unnamed counts
+	// those that changed it to a text no prefix names: declared conventions
+	// judge those as retries.
 	Kept    int     `json:"kept,omitempty"`
 	KeptAt  []int64 `json:"kept_events,omitempty"`
 	Unnamed int     `json:"unnamed,omitempty"`
@@ -52,6 +52,9 @@ type SeenPrefix struct {
 	Convention string `json:"convention,omitempty"`
 	Word       string `json:"word,omitempty"` // the word that made it so
 	Returns    int    `json:"returns"`
+	// Kept counts those returns that left last_error as it was: the text
+	// of an earlier write, which a release that keeps last_error shows.
+	Kept int `json:"kept,omitempty"`
 	// Events are the events of those returns, in id order (at most
 	// maxEvents).
 	Events []int64 `json:"events"`
@@ -78,9 +81,9 @@ func Conventions(settles []string, returns []Return) Suggestion {
 	byPrefix := map[string]*SeenPrefix{}
 	for _, r := range returns {
 		p := ErrorPrefix(r.LastError)
-		conv, word := ReadPrefix(p)
+		kept := r.LastError == r.OldLastError
 		switch {
-		case r.LastError == r.OldLastError && (strings.TrimSpace(p) == "" || conv == Neither):
+		case strings.TrimSpace(p) == "" && kept:
 			s.Kept++
 			s.KeptAt = addEvent(s.KeptAt, r.Event)
 		case strings.TrimSpace(p) == "":
@@ -88,11 +91,15 @@ func Conventions(settles []string, returns []Return) Suggestion {
 		default:
 			sp := byPrefix[p]
 			if sp == nil {
+				conv, word := ReadPrefix(p)
 				sp = &SeenPrefix{Prefix: p, Convention: conv, Word: word}
 				byPrefix[p] = sp
 			}
 			sp.Returns++
 			sp.Events = addEvent(sp.Events, r.Event)
+			if kept {
+				sp.Kept++
+			}
 		}
 	}
 	for _, sp := range byPrefix {
@@ -151,13 +158,17 @@ func (s Suggestion) conventionsYAML() string {
 	}
 	for _, p := range others {
 		fmt.Fprintf(&b, "# not declared: %s, seen on %s: its words read as neither a release nor a recovery\n", quote(p.Prefix), s.seen(p.Returns, p.Events))
+		if p.Kept > 0 {
+			fmt.Fprintf(&b, "#   (%d of them left last_error as an earlier write had it: if the dispatcher's releases keep last_error,\n", p.Kept)
+			b.WriteString("#   declare keeps_last_error: true under releases; a retry that writes the same error again then reads as one too)\n")
+		}
 	}
 	if len(others) > 0 {
 		b.WriteString("#   (declare one under releases only if the dispatcher writes it when it gives back a claim it has not\n")
 		b.WriteString("#   started; left out, the conventions judge those returns as retries without backoff: I6)\n")
 	}
 	if s.Unnamed > 0 {
-		fmt.Fprintf(&b, "# %s left last_error empty or starting with a number: no prefix names them, and the conventions judge them as retries without backoff\n",
+		fmt.Fprintf(&b, "# %s emptied last_error or wrote one starting with a number: no prefix names them, and the conventions judge them as retries without backoff\n",
 			plural(s.Unnamed, "return", "returns"))
 	}
 	return b.String()
@@ -184,7 +195,7 @@ func (s Suggestion) renderSection(b *strings.Builder, key string, live []SeenPre
 		}
 	}
 	if keeps {
-		fmt.Fprintf(b, "    keeps_last_error: true  # GUESS: %s left last_error as it was\n", s.seen(s.Kept, s.KeptAt))
+		fmt.Fprintf(b, "    keeps_last_error: true  # GUESS: %s left last_error as it was, with nothing a prefix names\n", s.seen(s.Kept, s.KeptAt))
 	}
 }
 

@@ -38,9 +38,9 @@ func load(t *testing.T, lines string) *manifest.Adapter {
 
 // The returns of a dispatcher that gives back claims it will not start in
 // time ("released: ..."; one repeats its last release's text, which counts
-// under its prefix), one that a sweep recovered early by its words, two that
-// kept last_error (empty, and a Redis error's), one Redis error, and one
-// emptied.
+// under its prefix), one that a sweep recovered early by its words, one
+// that kept an empty last_error, two Redis errors (one repeating the
+// error an earlier write left), and one emptied.
 func returns() []declare.Return {
 	return []declare.Return{
 		{Event: 7, LastError: "released: lease nearly over"},
@@ -60,12 +60,12 @@ func TestConventionsSuggestionIsTheFactsOfTheRun(t *testing.T) {
 	require.Equal(t, declare.SectionConventions, s.Section)
 	require.Equal(t, []string{"I4", "I6"}, s.Settles)
 	require.Equal(t, []declare.SeenPrefix{
-		{Prefix: "released: ", Convention: declare.Releases, Word: "released", Returns: 4, Events: []int64{3, 7, 9, 10}},
+		{Prefix: "released: ", Convention: declare.Releases, Word: "released", Returns: 4, Kept: 1, Events: []int64{3, 7, 9, 10}},
+		{Prefix: "redis: ", Returns: 2, Kept: 1, Events: []int64{5, 8}},
 		{Prefix: "lease expired, owner ", Convention: declare.Recoveries, Word: "lease expired", Returns: 1, Events: []int64{4}},
-		{Prefix: "redis: ", Returns: 1, Events: []int64{8}},
 	}, s.Prefixes)
-	require.Equal(t, 2, s.Kept)
-	require.Equal(t, []int64{5, 6}, s.KeptAt)
+	require.Equal(t, 1, s.Kept)
+	require.Equal(t, []int64{6}, s.KeptAt)
 	require.Equal(t, 1, s.Unnamed)
 	require.Contains(t, s.Why, "9 returns to pending")
 	require.Contains(t, s.Why, "I4, I6 unknown")
@@ -73,18 +73,20 @@ func TestConventionsSuggestionIsTheFactsOfTheRun(t *testing.T) {
   releases:
     last_error_prefixes:
       - "released: "  # GUESS: a release by its words ("released"); seen on 4 returns (events 3, 7, 9, 10)
-    keeps_last_error: true  # GUESS: 2 returns (events 5, 6) left last_error as it was
+    keeps_last_error: true  # GUESS: 1 return (event 6) left last_error as it was, with nothing a prefix names
   recoveries:
     last_error_prefixes:
       - "lease expired, owner "  # GUESS: a recovery by its words ("lease expired"); seen on 1 return (event 4)
-# not declared: "redis: ", seen on 1 return (event 8): its words read as neither a release nor a recovery
+# not declared: "redis: ", seen on 2 returns (events 5, 8): its words read as neither a release nor a recovery
+#   (1 of them left last_error as an earlier write had it: if the dispatcher's releases keep last_error,
+#   declare keeps_last_error: true under releases; a retry that writes the same error again then reads as one too)
 #   (declare one under releases only if the dispatcher writes it when it gives back a claim it has not
 #   started; left out, the conventions judge those returns as retries without backoff: I6)
-# 1 return left last_error empty or starting with a number: no prefix names them, and the conventions judge them as retries without backoff
+# 1 return emptied last_error or wrote one starting with a number: no prefix names them, and the conventions judge them as retries without backoff
 `, s.YAML)
 
 	// Pasted as printed, the lines load and declare exactly what was seen
-	// and read as a release or a recovery; the Redis error stays out.
+	// and read as a release or a recovery; the Redis errors stay out.
 	a := load(t, s.YAML)
 	require.Equal(t, history.Conventions{
 		ReleaseErrors: []string{"released: "}, ReleaseKeepsError: true,

@@ -53,11 +53,13 @@
 //	  section ("conventions"), settles [invariant ids unknown for it], why
 //	  (one line), prefixes []{prefix, convention ("releases" |
 //	  "recoveries" | "": its words read as neither, left commented out),
-//	  word, returns, events [ids, at most 20]} (the last_error prefixes the
-//	  returns wrote in this run), kept and kept_events (returns that left
-//	  last_error as it was), unnamed (returns whose last_error no prefix
-//	  names), yaml (the lines, which load with adapters/manifest as they
-//	  are; GUESS marks what is read from the run's facts)
+//	  word, returns, kept (of them, returns that left last_error as an
+//	  earlier write had it), events [ids, at most 20]} (the last_error
+//	  prefixes the returns wrote in this run), kept and kept_events
+//	  (returns that left last_error as it was, with no prefix to name),
+//	  unnamed (returns that wrote a last_error no prefix names), yaml (the
+//	  lines, which load with adapters/manifest as they are; GUESS marks
+//	  what is read from the run's facts)
 //	invariants       []check.Result, I1..I9 in order (then I10 when declared), redacted:
 //	  id, name, verdict ("pass" | "fail" | "unknown" | "not-exercised": the
 //	  run gave it nothing to check; fails nothing, claims nothing |
