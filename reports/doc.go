@@ -16,6 +16,10 @@
 //
 //   - the verdict, big, and one sentence naming what failed, was unknown, or
 //     had nothing to check;
+//   - when a required invariant is unknown for lack of a declaration, the
+//     manifest lines that would settle it (Results.Declarations, from
+//     check.Declarations), verbatim, with why; the summary's row for that
+//     run names the section they belong to;
 //   - the findings (check.Findings): one per cause, each with its headline,
 //     the invariants it breaks (linked), its events, jobs and instances, the
 //     contract rules its violations name, and links to those violations;

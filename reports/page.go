@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/declare"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/verdict"
 )
@@ -43,6 +44,7 @@ type runPage struct {
 	FindingsMore  int
 	Invariants    []invariantRow
 	Landing       []landingRow
+	Declarations  []declarationView
 	Violated      []violatedInvariant
 	Timeline      timeline
 	Backlog       chart
@@ -64,6 +66,19 @@ type invariantRow struct {
 	Takeover                                         string // I8's takeover delays, when measured
 	Exercised                                        bool   // the scenario exists to exercise it
 	Violations                                       int
+}
+
+// declarationView is one declare.Suggestion as the page shows it.
+type declarationView struct {
+	Section, Settles, Why, YAML string
+}
+
+func declarationViews(ds []declare.Suggestion) []declarationView {
+	out := make([]declarationView, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, declarationView{Section: d.Section, Settles: strings.Join(d.Settles, ", "), Why: d.Why, YAML: d.YAML})
+	}
+	return out
 }
 
 type landingRow struct {
@@ -134,6 +149,7 @@ func newRunPage(run history.Run, res verdict.Results) runPage {
 		Exercises:     strings.Join(res.Run.Exercises, ", "),
 		Invariants:    invariantRows(res.Invariants, res.Run.Exercises),
 		Landing:       landingRows(res.Landing),
+		Declarations:  declarationViews(res.Declarations),
 		Timeline:      buildTimeline(run, s),
 		Backlog:       backlogChart(run, ix, s),
 		LatencyChart:  latencyChart(run, ix, s),

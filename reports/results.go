@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/declare"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/redact"
 	"github.com/outboxchaos/outboxchaos/harness/verdict"
@@ -28,6 +29,7 @@ func Build(run history.Run, results []check.Result) verdict.Results {
 		Findings:      findingsOf(invariants),
 		Invariants:    invariants,
 		Landing:       landing,
+		Declarations:  redactDeclarations(check.Declarations(run, results)),
 		Counts:        countRun(run, ix),
 		Latency:       summarizeLatency(ix.latencies()),
 		Duration:      history.Duration(runSpan(run).duration()),
@@ -73,6 +75,24 @@ func redactViolation(v check.Violation) check.Violation {
 		return l
 	})
 	return v
+}
+
+// redactDeclarations redacts every text of the suggestions (never nil, as
+// results). A last_error prefix could carry a DSN: the YAML is redacted as
+// the prefixes are, so it still shows what they show.
+func redactDeclarations(in []declare.Suggestion) []declare.Suggestion {
+	if in == nil {
+		in = []declare.Suggestion{}
+	}
+	return redact.Slice(in, func(s declare.Suggestion) declare.Suggestion {
+		redact.Fields(&s.Why, &s.YAML)
+		s.Settles = redact.Strings(s.Settles)
+		s.Prefixes = redact.Slice(s.Prefixes, func(p declare.SeenPrefix) declare.SeenPrefix {
+			redact.Fields(&p.Prefix)
+			return p
+		})
+		return s
+	})
 }
 
 // redactFindings redacts every text of the findings (never nil, as results).

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/declare"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/redact"
 	"github.com/outboxchaos/outboxchaos/harness/verdict"
@@ -41,10 +42,20 @@ func (l RunLink) validate(i int) error {
 	return nil
 }
 
+// SkippedRun is a scenario of the invocation that did not run: the
+// adapter or the environment lacks what it needs (runner.Outcome.Skipped).
+type SkippedRun struct {
+	Scenario, Why string
+	// Declarations are the manifest lines that would let it run
+	// (runner.Outcome.Declarations), shown under it.
+	Declarations []declare.Suggestion
+}
+
 // WriteSummary writes dir/index.html, a page linking every run of one
-// invocation (scenario, verdict, seed, duration), and dir/junit.xml, one
-// testsuite per run, for CI.
-func WriteSummary(dir string, runs []RunLink) error {
+// invocation (scenario, verdict, seed, duration) and listing the scenarios
+// skipped, each with why and the lines that would let it run, and
+// dir/junit.xml, one testsuite per run, for CI.
+func WriteSummary(dir string, runs []RunLink, skipped ...SkippedRun) error {
 	if len(runs) == 0 {
 		return errors.New("write summary: no runs: give at least one RunLink")
 	}
@@ -63,7 +74,11 @@ func WriteSummary(dir string, runs []RunLink) error {
 	if err := writeFile(filepath.Join(dir, FileJUnit), func(w io.Writer) error { return writeJUnit(w, all) }); err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(dir, FileHTML), func(w io.Writer) error { return renderSummary(w, runs, all) })
+	skips := make([]skippedView, 0, len(skipped))
+	for _, k := range skipped {
+		skips = append(skips, skippedView{Scenario: redact.String(k.Scenario), Why: redact.String(k.Why), Declarations: declarationViews(redactDeclarations(k.Declarations))})
+	}
+	return writeFile(filepath.Join(dir, FileHTML), func(w io.Writer) error { return renderSummary(w, runs, all, skips) })
 }
 
 // redactResultsCopy redacts results that may not have come from Build.
@@ -72,6 +87,7 @@ func redactResultsCopy(r verdict.Results) verdict.Results {
 	r.Invariants = redactResults(r.Invariants)
 	r.VerdictReason = redact.String(r.VerdictReason)
 	r.Findings = redactFindings(r.Findings)
+	r.Declarations = redactDeclarations(r.Declarations)
 	r.Faults = history.RedactFaults(r.Faults)
 	r.Gaps = history.RedactGaps(r.Gaps)
 	return r
@@ -83,6 +99,12 @@ type summaryPage struct {
 	Headline     string
 	Rows         []summaryRow
 	IDs          []string
+	Skipped      []skippedView
+}
+
+type skippedView struct {
+	Scenario, Why string
+	Declarations  []declarationView
 }
 
 type summaryRow struct {
@@ -94,10 +116,10 @@ type summaryRow struct {
 
 type summaryCell struct{ Text, Class, Title string }
 
-func renderSummary(w io.Writer, runs []RunLink, all []verdict.Results) error {
+func renderSummary(w io.Writer, runs []RunLink, all []verdict.Results, skipped []skippedView) error {
 	results := make([]check.Result, 0, len(all))
 	ids := invariantIDs(all)
-	p := summaryPage{IDs: ids}
+	p := summaryPage{IDs: ids, Skipped: skipped}
 	counts := map[check.Verdict]int{}
 	idle := 0
 	for i, r := range all {
@@ -118,6 +140,9 @@ func renderSummary(w io.Writer, runs []RunLink, all []verdict.Results) error {
 	p.Headline = fmt.Sprintf("%s: %d pass, %d fail, %d unknown.", count(len(all), "run", "runs"), counts[check.Pass], counts[check.Fail], len(all)-counts[check.Pass]-counts[check.Fail])
 	if idle > 0 {
 		p.Headline += fmt.Sprintf(" %s had nothing to check (not exercised): no pass is claimed for them.", count(idle, "invariant result", "invariant results"))
+	}
+	if len(skipped) > 0 {
+		p.Headline += fmt.Sprintf(" %s skipped: see below.", count(len(skipped), "scenario", "scenarios"))
 	}
 	if err := pageTemplates.ExecuteTemplate(w, "summary.html", p); err != nil {
 		return fmt.Errorf("render summary index.html: %w", err)
@@ -147,7 +172,11 @@ func why(res verdict.Results) []string {
 		return out
 	}
 	if res.Verdict != check.Pass && res.VerdictReason != "" {
-		return []string{res.VerdictReason}
+		out := []string{res.VerdictReason}
+		for _, d := range res.Declarations {
+			out = append(out, fmt.Sprintf("declaring %s would settle %s: the lines are on the run's page", d.Section, strings.Join(d.Settles, ", ")))
+		}
+		return out
 	}
 	return nil
 }

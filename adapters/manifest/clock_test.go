@@ -64,3 +64,14 @@ func cutKey(kv, key string) (string, bool) {
 	}
 	return "", false
 }
+
+// CommandLines are what a report reads to guess a missing clock: the
+// commands with their variables unexpanded.
+func TestCommandLinesKeepTheirVariables(t *testing.T) {
+	a, err := Load("testdata/good.yaml")
+	require.NoError(t, err)
+	start, build := a.CommandLines()
+	require.Equal(t, []string{"${WORK_DIR}/bin/room", "--node=${OUTBOX_INSTANCE_ID}", "--price=$5"}, start)
+	require.Equal(t, "sh", build[0])
+	require.Equal(t, "${WORK_DIR}", build[len(build)-1])
+}

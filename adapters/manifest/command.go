@@ -138,6 +138,26 @@ func programFix(program string) string {
 	return fmt.Sprintf("install %s or put its directory on PATH, or give its path", program)
 }
 
+// words is the command line, variables unexpanded: the program, then its
+// arguments.
+func (c command) words() []string {
+	out := []string{c.program.String()}
+	for _, a := range c.args {
+		out = append(out, a.String())
+	}
+	return out
+}
+
+// CommandLines are the start and build command lines, variables
+// unexpanded (build nil when there is no build step): what a report reads to
+// guess the clock a skipped clock-skew needs (declare.GuessClock).
+func (a *Adapter) CommandLines() (start, build []string) {
+	if a.build != nil {
+		build = a.build.words()
+	}
+	return a.start.words(), build
+}
+
 // resolve expands a command's program for a run; a path becomes absolute.
 func (c command) resolve(vars map[string]string) string {
 	p := c.program.expand(vars)

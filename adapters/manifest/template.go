@@ -89,6 +89,20 @@ func (t text) refs() []string {
 }
 
 // expand substitutes every reference; a variable vars lacks is empty.
+// String is the text with "${NAME}" for each variable (an escaped "$$"
+// reads as the "$" it stands for).
+func (t text) String() string {
+	var b strings.Builder
+	for _, p := range t.parts {
+		if p.ref != "" {
+			b.WriteString("${" + p.ref + "}")
+		} else {
+			b.WriteString(p.literal)
+		}
+	}
+	return b.String()
+}
+
 func (t text) expand(vars map[string]string) string {
 	var b strings.Builder
 	for _, p := range t.parts {

@@ -95,6 +95,7 @@ func cmdRun(ctx context.Context, args []string) int {
 	if err != nil {
 		return fail(err)
 	}
+	printDeclarations(os.Stdout, []string{s.Name}, out)
 	return runner.ExitCode(out[0], nil)
 }
 
@@ -118,6 +119,7 @@ func cmdChaos(ctx context.Context, args []string) int {
 	}
 	worst, tally := foldOutcomes(outs)
 	fmt.Printf("chaos: %d scenarios in %s: %s; summary %s\n", len(outs), time.Since(start).Round(time.Second), tally, filepath.Join(f.out, "index.html"))
+	printDeclarations(os.Stdout, scenarioNames(list), outs)
 	return worst
 }
 
@@ -136,6 +138,7 @@ func runAll(ctx context.Context, f runFlags, list []runner.Scenario, summary boo
 	defer e.Close()
 	var outs []runner.Outcome
 	var links []reports.RunLink
+	var skipped []reports.SkippedRun
 	for i, s := range list {
 		dir := f.out
 		if summary {
@@ -152,13 +155,15 @@ func runAll(ctx context.Context, f runFlags, list []runner.Scenario, summary boo
 		outs = append(outs, o)
 		if o.Skipped == "" {
 			links = append(links, reports.RunLink{Path: s.Name, Results: res})
+		} else {
+			skipped = append(skipped, reports.SkippedRun{Scenario: s.Name, Why: o.Skipped, Declarations: o.Declarations})
 		}
 		if ctx.Err() != nil {
 			return outs, ctx.Err()
 		}
 	}
 	if summary && len(links) > 0 {
-		if err := reports.WriteSummary(f.out, links); err != nil {
+		if err := reports.WriteSummary(f.out, links, skipped...); err != nil {
 			return outs, err
 		}
 	}
@@ -176,16 +181,25 @@ func runAndRender(ctx context.Context, opts runner.Options) (runner.Outcome, ver
 		return o, verdict.Results{}, err
 	}
 	if o.Skipped != "" {
-		fmt.Fprintf(os.Stderr, "%s: SKIPPED: %s\n", name, o.Skipped)
+		fmt.Fprintf(os.Stderr, "%s: SKIPPED: %s%s\n", name, o.Skipped, skipHint(o))
 		return o, verdict.Results{}, nil
 	}
 	res, err := reports.WriteRunResults(o.Dir, o.History, o.Results)
 	if err != nil {
 		return o, res, fmt.Errorf("%s report: %w", name, err)
 	}
-	o.History = history.Run{}
+	o.History, o.Declarations = history.Run{}, res.Declarations
 	fmt.Fprintf(os.Stderr, "%s: %s in %s%s\n", name, strings.ToUpper(string(o.Verdict)), time.Since(start).Round(100*time.Millisecond), reasonSuffix(o.Verdict, o.Reason))
 	return o, res, nil
+}
+
+// scenarioNames are the names of list, in order.
+func scenarioNames(list []runner.Scenario) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = s.Name
+	}
+	return out
 }
 
 // shard keeps the i-th of n round-robin slices of the catalog.
@@ -246,12 +260,15 @@ func cmdReport(ctx context.Context, args []string) int {
 		return fail(err)
 	}
 	results := check.Evaluate(run)
-	if err := reports.WriteRun(args[0], run, results); err != nil {
+	res, err := reports.WriteRunResults(args[0], run, results)
+	if err != nil {
 		return fail(err)
 	}
 	v, why := check.Decide(results, run.Meta.Exercises, check.CheckLanding(run))
 	fmt.Printf("%s: %s%s (%s)\n", args[0], strings.ToUpper(string(v)), reasonSuffix(v, why), filepath.Join(args[0], "index.html"))
-	return runner.ExitCode(runner.Outcome{Verdict: v, Reason: why}, nil)
+	o := runner.Outcome{Verdict: v, Reason: why, Declarations: res.Declarations}
+	printDeclarations(os.Stdout, []string{run.Meta.Scenario}, []runner.Outcome{o})
+	return runner.ExitCode(o, nil)
 }
 
 func cmdDoctor(ctx context.Context, args []string) int {

@@ -58,7 +58,10 @@
 //     it matters to is unknown for that event, with the reason, not a fail.
 //
 // A declaration only settles rule 5; it never turns a proven violation into
-// a pass. Failures are counted from these moves, never from the attempts
+// a pass. Declarations (declarations.go) names, for a run with a required
+// invariant unknown by rule 5, the conventions block that would settle it,
+// filled with the last_error prefixes those returns wrote (harness/declare
+// reads and renders them). Failures are counted from these moves, never from the attempts
 // column, so a dispatcher may count attempts at claim or at failure.
 //
 // A creation of a BullMQ job is an "added" entry of a queue's events stream or

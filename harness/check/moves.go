@@ -241,7 +241,7 @@ func slotWriter(t history.Transition) string {
 // unclear, with why.
 func (c moveReader) undeclared(t history.Transition, why string) (move, string) {
 	if !c.conv.Declared() {
-		return moveUnclear, why + " (the adapter declares no release or recovery conventions)"
+		return moveUnclear, why + undeclaredNote
 	}
 	if matchesConvention(t, c.conv.ReleaseErrors, c.conv.ReleaseKeepsError) ||
 		matchesConvention(t, c.conv.RecoveryErrors, c.conv.RecoveryKeepsError) {

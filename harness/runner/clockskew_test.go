@@ -44,3 +44,34 @@ func (a capsAdapter) Capabilities() supervisor.Capabilities { return a.caps }
 func (capsAdapter) Spec(supervisor.Instance) (supervisor.Spec, error) {
 	return supervisor.Spec{Path: "sleep", Args: []string{"1"}}, nil
 }
+
+// linedAdapter is capsAdapter with the command lines a manifest has.
+type linedAdapter struct {
+	capsAdapter
+	start, build []string
+}
+
+func (a linedAdapter) CommandLines() ([]string, []string) { return a.start, a.build }
+
+// A clock-skew skipped for lack of capabilities.clock names the line that
+// would let it run, guessed from the adapter's commands; a clock declared,
+// a scenario that needs none, or an adapter that cannot tell its commands
+// gets none.
+func TestSkippedClockSkewNamesTheClockLine(t *testing.T) {
+	skew := Scenario{Name: "clock-skew", Needs: []Needs{NeedClockSkew}}
+	node := linedAdapter{start: []string{"node", "dist/main.js"}}
+	got := skipDeclarations(skew, node)
+	require.Len(t, got, 1)
+	require.Equal(t, []string{"clock-skew"}, got[0].Settles)
+	require.Equal(t, "faketime", got[0].Clock.Value)
+	require.Contains(t, got[0].YAML, "  clock: faketime  # GUESS: node reads the time through libc")
+
+	gobuilt := linedAdapter{start: []string{"${WORK_DIR}/bin/relay"}, build: []string{"go", "build", "-o", "${WORK_DIR}/bin/relay", "."}}
+	require.Equal(t, "go-overlay", skipDeclarations(skew, gobuilt)[0].Clock.Value)
+	none := linedAdapter{capsAdapter: capsAdapter{supervisor.Capabilities{Clock: clockskew.None}}, start: []string{"node"}}
+	require.Len(t, skipDeclarations(skew, none), 1, "clock: none declares no way either")
+
+	require.Empty(t, skipDeclarations(skew, linedAdapter{capsAdapter: capsAdapter{supervisor.Capabilities{Clock: clockskew.Faketime}}, start: []string{"node"}}))
+	require.Empty(t, skipDeclarations(Scenario{Name: "baseline"}, node))
+	require.Empty(t, skipDeclarations(skew, capsAdapter{}))
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/declare"
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
@@ -49,6 +50,11 @@ type Outcome struct {
 	Results []check.Result
 	Landing []check.Landing // the scenario's landing requirements, judged
 	Skipped string          // non-empty when the scenario needed a missing capability
+	// Declarations name what the manifest could declare so that a skipped
+	// scenario runs (capabilities.clock for clock-skew). A run's own, what
+	// would settle its unknowns, are in its results (check.Declarations):
+	// the CLI copies them here once it has written the report.
+	Declarations []declare.Suggestion
 	// History is the run as its folder stores it (redacted), which the
 	// results judged; the caller renders the report from it and Results
 	// (reports.WriteRunResults). Zero when skipped.
@@ -166,6 +172,7 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	if why != "" {
 		out.Skipped = why
 		out.Verdict = check.Unknown
+		out.Declarations = skipDeclarations(o.Scenario, o.Adapter)
 		return out, nil
 	}
 	r := &session{o: o, log: progressLog(o.Progress, o.Scenario.Name)}

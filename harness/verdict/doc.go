@@ -12,7 +12,8 @@
 // run folder keeps its history, and `outboxchaos report DIR` re-checks it and
 // rewrites results.json at the current version. Version 2 added the
 // not-exercised verdict, verdict_reason, findings, run.exercises,
-// violations' rule and I8's takeover.
+// violations' rule and I8's takeover; declarations came later, a new field
+// that changes no other (an older file reads with none).
 //
 //	schema_version   int: 2
 //	run              the run's meta.json (history.Meta), redacted:
@@ -46,6 +47,19 @@
 //	                 judged on the history (always a list, maybe empty):
 //	  fault, target, needed, planned, landed, met, reason ("2 of 8 planned
 //	  kills fell inside an add->finalize window; 6 needed")
+//	declarations     []declare.Suggestion, always present (maybe empty): the
+//	                 manifest lines that would settle what the run left
+//	                 unknown for lack of a declaration (check.Declarations):
+//	  section ("conventions"), settles [invariant ids unknown for it], why
+//	  (one line), prefixes []{prefix, convention ("releases" |
+//	  "recoveries" | "": its words read as neither, left commented out),
+//	  word, returns, kept (of them, returns that left last_error as an
+//	  earlier write had it), events [ids, at most 20]} (the last_error
+//	  prefixes the returns wrote in this run), kept and kept_events
+//	  (returns that left last_error as it was, with no prefix to name),
+//	  unnamed (returns that wrote a last_error no prefix names), yaml (the
+//	  lines, which load with adapters/manifest as they are; GUESS marks
+//	  what is read from the run's facts)
 //	invariants       []check.Result, I1..I9 in order (then I10 when declared), redacted:
 //	  id, name, verdict ("pass" | "fail" | "unknown" | "not-exercised": the
 //	  run gave it nothing to check; fails nothing, claims nothing |

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/declare"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
 
@@ -30,12 +31,16 @@ type Results struct {
 	Invariants    []check.Result  `json:"invariants"`
 	// Landing is the scenario's landing requirements, judged: one not met
 	// makes a run without violations unknown.
-	Landing  []check.Landing  `json:"landing"`
-	Counts   Counts           `json:"counts"`
-	Latency  Latency          `json:"latency"`
-	Duration history.Duration `json:"duration"`
-	Faults   []history.Fault  `json:"faults"`
-	Gaps     []history.Gap    `json:"gaps"`
+	Landing []check.Landing `json:"landing"`
+	// Declarations are the manifest lines that would settle what the run
+	// left unknown for lack of a declaration (check.Declarations): typed,
+	// with the YAML rendered once, so the page and the CLI print the same.
+	Declarations []declare.Suggestion `json:"declarations"`
+	Counts       Counts               `json:"counts"`
+	Latency      Latency              `json:"latency"`
+	Duration     history.Duration     `json:"duration"`
+	Faults       []history.Fault      `json:"faults"`
+	Gaps         []history.Gap        `json:"gaps"`
 }
 
 // Counts are the run's sizes.

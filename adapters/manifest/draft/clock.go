@@ -2,9 +2,9 @@ package draft
 
 import (
 	"fmt"
-	"path"
-	"regexp"
 	"strings"
+
+	"github.com/outboxchaos/outboxchaos/harness/declare"
 )
 
 // commandLine is a command and its arguments, as --start or --build gives
@@ -57,22 +57,18 @@ type clockGuess struct {
 	value, reason string
 }
 
-// libcRuntimes read the wall clock through libc, so libfaketime skews them.
-var libcRuntimes = regexp.MustCompile(`^(node|nodejs|npm|npx|yarn|pnpm|python[0-9.]*|java)$`)
+// words is the command line as its words, command first (none when empty).
+func (c commandLine) words() []string {
+	if c.command == "" {
+		return nil
+	}
+	return append([]string{c.command}, c.args...)
+}
 
-// guessClock proposes how the harness may skew the dispatcher's clock: a
-// build step that runs go build means go-overlay; a start command that is
-// Node.js, Python or Java means faketime; anything else is none, to edit.
+// guessClock proposes how the harness may skew the dispatcher's clock
+// (declare.GuessClock, which a run's report shares for a skipped
+// clock-skew).
 func guessClock(start, build commandLine) clockGuess {
-	if build.command != "" && path.Base(build.command) == "go" && len(build.args) > 0 && build.args[0] == "build" {
-		return clockGuess{"go-overlay", "GUESS: the build step runs go build, so the harness can compile the dispatcher with its time.Now overlay"}
-	}
-	base := path.Base(start.command)
-	switch {
-	case libcRuntimes.MatchString(base):
-		return clockGuess{"faketime", fmt.Sprintf("GUESS: %s reads the time through libc, so libfaketime can skew it", base)}
-	case base == "go" && len(start.args) > 0 && start.args[0] == "run":
-		return clockGuess{"none", "EDIT: go run compiles outside the harness's build step: build it with go build under build: to use go-overlay"}
-	}
-	return clockGuess{"none", "EDIT: faketime for a program that reads the time through libc (Node.js, Python, the JVM), go-overlay for a Go program the build step compiles with go build"}
+	c := declare.GuessClock(start.words(), build.words())
+	return clockGuess{c.Value, c.Reason}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/outboxchaos/outboxchaos/harness/declare"
 )
 
 // prefixSeen is one last_error prefix the data shows, and on how many rows.
@@ -24,13 +26,6 @@ type conventionGuess struct {
 	releases, recoveries []prefixSeen
 	others               []prefixSeen
 }
-
-// The words that make a prefix a release (a claim given back before its
-// lease ends) or a recovery (an expired claim returned to pending).
-var (
-	releaseWords  = []string{"released", "release", "releasing", "shutting down", "shutdown", "stopping", "graceful", "given back", "gave back", "handed back", "draining"}
-	recoveryWords = []string{"recovered", "recovery", "recovering", "reclaimed", "lease expired", "expired lease", "lease lost", "lock expired", "expired lock", "stale", "orphaned", "taken over", "took over", "takeover"}
-)
 
 // maxErrorTexts caps the distinct last_error texts read.
 const maxErrorTexts = 500
@@ -114,7 +109,7 @@ func (r *readOnlyDB) lastErrors(ctx context.Context, table, lastError, attempts,
 func classifyPrefixes(texts []prefixSeen) conventionGuess {
 	rows := map[string]int{}
 	for _, t := range texts {
-		if p := errorPrefix(t.prefix); strings.TrimSpace(p) != "" {
+		if p := declare.ErrorPrefix(t.prefix); strings.TrimSpace(p) != "" {
 			rows[p] += t.rows
 		}
 	}
@@ -130,46 +125,16 @@ func classifyPrefixes(texts []prefixSeen) conventionGuess {
 	})
 	var g conventionGuess
 	for _, p := range all {
-		rel, rec := wordIn(p.prefix, releaseWords), wordIn(p.prefix, recoveryWords)
-		switch {
-		case rel != "" && rec == "":
-			p.word = rel
+		conv, word := declare.ReadPrefix(p.prefix)
+		p.word = word
+		switch conv {
+		case declare.Releases:
 			g.releases = append(g.releases, p)
-		case rec != "" && rel == "":
-			p.word = rec
+		case declare.Recoveries:
 			g.recoveries = append(g.recoveries, p)
 		default:
 			g.others = append(g.others, p)
 		}
 	}
 	return g
-}
-
-// errorPrefix is the start of a last_error text that its kind shares: up
-// to the first word ending in ':' ("released: "), at most three words
-// ("lease expired, owner "), and never a word with a digit (an attempt
-// number, an instance id).
-func errorPrefix(text string) string {
-	var b strings.Builder
-	for i, w := range strings.SplitAfter(text, " ") {
-		if i == 3 || strings.ContainsAny(w, "0123456789") {
-			break
-		}
-		b.WriteString(w)
-		if strings.HasSuffix(strings.TrimSpace(w), ":") {
-			break
-		}
-	}
-	return b.String()
-}
-
-// wordIn returns the first of words that prefix holds as whole words.
-func wordIn(prefix string, words []string) string {
-	norm := " " + strings.Join(nameWords(prefix), " ") + " "
-	for _, w := range words {
-		if strings.Contains(norm, " "+w+" ") {
-			return w
-		}
-	}
-	return ""
 }
