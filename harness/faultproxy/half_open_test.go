@@ -1,6 +1,7 @@
 package faultproxy
 
 import (
+	"context"
 	"net"
 	"testing"
 	"time"
@@ -95,4 +96,30 @@ func TestHalfOpenHoldsMySQLsGreeting(t *testing.T) {
 		}
 		return err
 	})
+}
+
+// A client that gives up on a held statement closes its connection, and the
+// close passes through the half-open link to the server, which rolls the
+// transaction back: its row locks go while the fault still lasts.
+func TestHalfOpenPassesAClientsCloseToTheServer(t *testing.T) {
+	ctx := localtest.Context(t)
+	direct, p, dsn := mysqlLink(t, 1, counterTable...)
+	db := localtest.MySQLVia(t, dsn, p.Addr())
+	tx := begun(t, ctx, db, "UPDATE t SET v = 1 WHERE id = 1")
+	id := added(t, p, HalfOpen{})
+	stmt, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	_, err := tx.ExecContext(stmt, "UPDATE t SET v = 2 WHERE id = 1")
+	require.Error(t, err, "held, then given up")
+	_ = tx.Rollback()
+	locked, cancelLock := context.WithTimeout(ctx, 10*time.Second)
+	defer cancelLock()
+	var v int
+	require.NoError(t, direct.QueryRowContext(locked, "SELECT v FROM t WHERE id = 1 FOR UPDATE").Scan(&v),
+		"the row lock went with the closed connection")
+	require.Equal(t, 0, v, "rolled back")
+	tally, err := p.Tally(id)
+	require.NoError(t, err)
+	require.Equal(t, 1, tally["held"])
+	require.NoError(t, p.Remove(id))
 }
