@@ -178,3 +178,50 @@ func transientStates() runner.Scenario {
 	})
 	return s
 }
+
+// halfOpen holds links half-open: they take every byte and answer nothing,
+// and close nothing, so a client without timeouts waits for ever
+// (go-sql-driver/mysql #194, sidorares/node-mysql2 #4458, redis/ioredis
+// #2193, activepieces/activepieces #14626, reproduced there with a
+// freezing TCP proxy). Two rounds, 1 s apart, each holding one instance's
+// store link and another instance's Redis link at once for 3.5 s, the
+// third instance free to recover: in the first the connections in use
+// stay open and the statement or command in flight is held; in the second
+// the open connections are closed and each new connection's handshake is
+// held. A store link is held from the moment Redis shows the add of an
+// event its instance holds (the network trap, nemesis.NetworkAtFinalize),
+// so the statement held is the finalize of claims it holds; a Redis link
+// holds the add of the next batch its instance claims. A dispatcher whose
+// owner is stuck holding claims must have them taken over by lease
+// recovery (I8), must fence the stuck owner out when the link heals and
+// it wakes (I5), and each job is created once (I1).
+func halfOpen() runner.Scenario {
+	s := base("half-open", "links that take every byte and never answer nor close, one instance's store link (from its add on, so its finalize is held) and another's Redis link at once, 3.5 s, twice: first the connections in use (a statement or command in flight is held), then new connections only (each handshake is held); lease recovery takes the stuck owners' claims over, and they are fenced out when they wake", 3, 900)
+	s.Rate = 100
+	s.Exercises = []string{"I1", "I5", "I8"}
+	hold := param(&s, "hold", 3500*time.Millisecond)
+	s.Landing = []history.Requirement{{Fault: history.LandHalfOpen, AtLeast: 1, Planned: 4}}
+	s.Script = after(500*time.Millisecond, func(ctx context.Context, n *nemesis.Nemesis) error {
+		slots := n.Slots()
+		if len(slots) < 3 {
+			return fmt.Errorf("half-open needs 3 instances (two held, one to recover), got %d", len(slots))
+		}
+		round := func(store, redis string, handshake bool) error {
+			f := faultproxy.HalfOpen{Handshake: handshake}
+			return both(ctx,
+				func(ctx context.Context) error {
+					_, err := n.NetworkAtFinalize(ctx, store, f, hold, 3*time.Second)
+					return err
+				},
+				func(ctx context.Context) error { return n.Network(ctx, "redis", redis, f, hold) })
+		}
+		if err := round(slots[0], slots[1], false); err != nil {
+			return err
+		}
+		if err := n.Sleep(ctx, time.Second); err != nil {
+			return err
+		}
+		return round(slots[1], slots[2], true)
+	})
+	return s
+}

@@ -121,8 +121,8 @@ func TestRandomScheduleReplaysBySeedAndStaysInBounds(t *testing.T) {
 		if k == (faultproxy.QueueError{}).Kind() {
 			continue // queue-error's: it needs a queue, not a link
 		}
-		if k == (faultproxy.RedisState{}).Kind() {
-			continue // a round-2 scenario of its own (transient-states)
+		if k == (faultproxy.RedisState{}).Kind() || k == (faultproxy.HalfOpen{}).Kind() {
+			continue // round-2 scenarios of their own (transient-states, half-open)
 		}
 		if k == (faultproxy.LostReplyPostgresCommit{}).Kind() || k == (faultproxy.CommitHoldPostgres{}).Kind() {
 			continue // what the MySQL kinds become on a PostgreSQL run (faultproxy.StoreBound)

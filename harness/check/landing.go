@@ -92,6 +92,7 @@ var landingNoun = map[string][3]string{
 	history.LandCommitGap:     {"event", "events", "committed after a higher id was claimed"},
 	history.LandSQLError:      {"statement", "statements", "answered with a deadlock or lock wait timeout"},
 	history.LandServerState:   {"write", "writes", "answered with a server state's error (READONLY, LOADING, OOM)"},
+	history.LandHalfOpen:      {"half-open link", "half-open links", "held an instance's statement or command while a claim of it ran out its lease and another instance took that claim over"},
 }
 
 func judgeLanding(ix *index, req history.Requirement) Landing {
@@ -147,6 +148,8 @@ func countLanded(ix *index, req history.Requirement) int {
 		return sumFaultParam(ix.run, func(k string) bool { return k == "sql-error" }, "answered")
 	case history.LandServerState:
 		return sumFaultParam(ix.run, func(k string) bool { return k == "redis-state" }, "answered")
+	case history.LandHalfOpen:
+		return ix.halfOpenTakeovers()
 	}
 	return 0
 }
@@ -182,6 +185,59 @@ func (ix *index) zombiePauses() int {
 		}
 	}
 	return n
+}
+
+// halfOpenTakeovers counts half-open faults on one instance's own link
+// ("<store>/<inst>" or "redis/<inst>") that held something on it (their
+// held or handshakes count, the toxics' own) and during which a claim of
+// that instance ran out its lease unfinished and was taken over by another
+// instance before the fault ended (takenOverInside).
+func (ix *index) halfOpenTakeovers() int {
+	n := 0
+	for _, f := range ix.run.Faults {
+		dep, inst, linked := strings.Cut(f.Target, "/")
+		if f.Kind != "half-open" || !linked || inst == "" || faultCount(f, "held")+faultCount(f, "handshakes") == 0 {
+			continue
+		}
+		end := faultEnd(ix.run, f)
+		store := dep != "redis"
+		if ix.anyHold(inst, func(h hold) bool { return ix.takenOverInside(h, f.Start, end, store) }) {
+			n++
+		}
+	}
+	return n
+}
+
+// takenOverInside tells whether claim h's lease ran out between from and to
+// with the claim unfinished, and another instance took it over or recovered
+// it (at or after the lease end) by to, widened by ClockSlack (the lease and
+// the write are on the database clock, the fault on the harness's). Another
+// instance: a takeover under another owner, or a write recorded as another
+// slot's; a recovery whose writer was not recorded counts only when the
+// owner was cut off from the store (cutOff), since it could not write it.
+func (ix *index) takenOverInside(h hold, from, to time.Time, cutOff bool) bool {
+	if h.Until == nil || h.Until.Before(from) || h.Until.After(to) || h.End == nil || !endedByRecovery(h) {
+		return false
+	}
+	if h.End.At.After(to.Add(ClockSlack)) {
+		return false
+	}
+	if h.EndMove == moveTakeover && h.End.LockedBy != "" && h.End.LockedBy != h.Owner {
+		return true
+	}
+	if w := slotWriter(*h.End); w != "" {
+		return w != slotOf(h.Owner)
+	}
+	return cutOff
+}
+
+// faultCount is a count the harness recorded on a fault, 0 when absent.
+func faultCount(f history.Fault, param string) int {
+	k, err := strconv.Atoi(f.Params[param])
+	if err != nil || k < 0 {
+		return 0
+	}
+	return k
 }
 
 // heldFinalizes counts finalize-trap faults (the harness held an instance's

@@ -306,3 +306,48 @@ func TestLandingCrashWindowTakesTheTrapsSighting(t *testing.T) {
 	require.False(t, l.Met, "seen after the kill")
 	require.Equal(t, 0, l.Landed)
 }
+
+// half-open lands on a fault of an instance's own link that held something
+// of it while a claim of it ran out its lease and another instance took the
+// claim over, or recovered it, before the fault ended.
+func TestLandingHalfOpenTakeovers(t *testing.T) {
+	b := newBuilder("half-open").start(0, "d1", "d2", "d3")
+	b.writers = true
+	for id := int64(1); id <= 6; id++ {
+		b.produce(id, fmt.Sprintf("job-%d", id), history.KindValid, 10)
+	}
+	// d1's store link held its finalize; its lease (to 2100) ran out, d2
+	// recovered the claim at 2400 and finalized it: landed.
+	b.fault("half-open", "mysql/d1", 500, 3500)
+	withParams(b, map[string]string{"held": "1", "handshakes": "0"})
+	b.claim(1, "d1", 100).add("ai-default", "job-1", "job-1", 150)
+	b.giveBack(1, 2400, "", 0).by("d2").claim(1, "d2", 2500).publish(1, 2600)
+	// d2's Redis link held only a handshake, and d2 gave its claim back
+	// itself before the lease ran out: not landed.
+	b.fault("half-open", "redis/d2", 4000, 7000)
+	withParams(b, map[string]string{"held": "0", "handshakes": "1", "handshake": "true"})
+	b.claim(2, "d2", 4100).release(2, 5200).by("d2").claim(2, "d3", 5300).publish(2, 5400)
+	// d3's Redis link held its add; d1 took the claim over at 10300, after
+	// the lease end: landed.
+	b.fault("half-open", "redis/d3", 8000, 11000)
+	withParams(b, map[string]string{"held": "1", "handshakes": "0"})
+	b.claim(3, "d3", 8100).takeover(3, "d1", 10300).add("ai-default", "job-3", "job-3", 10350).publish(3, 10400)
+	// d1's link held its statement, but the takeover came only after the
+	// fault ended: not landed.
+	b.fault("half-open", "mysql/d1", 12000, 15000)
+	withParams(b, map[string]string{"held": "2"})
+	b.claim(4, "d1", 12100).takeover(4, "d2", 15800).add("ai-default", "job-4", "job-4", 15850).publish(4, 15900)
+	// A fault that held nothing lands nothing, whatever the claims did.
+	b.fault("half-open", "mysql/d2", 16000, 19000)
+	withParams(b, map[string]string{"held": "0", "handshakes": "0"})
+	b.claim(5, "d2", 16100).takeover(5, "d3", 18300).add("ai-default", "job-5", "job-5", 18350).publish(5, 18400)
+	// d3's recovery of its own claim is no other instance's takeover.
+	b.fault("half-open", "redis/d3", 20000, 23000)
+	withParams(b, map[string]string{"held": "1"})
+	b.claim(6, "d3", 20100).giveBack(6, 22300, "", 0).by("d3").claim(6, "d3", 22400).add("ai-default", "job-6", "job-6", 22450).publish(6, 22500)
+	run := b.finish(24000, 25000, true)
+	l := require1(t, run, history.Requirement{Fault: history.LandHalfOpen, AtLeast: 3, Planned: 6})
+	require.Equal(t, 2, l.Landed)
+	require.False(t, l.Met)
+	require.Equal(t, "2 of 6 planned half-open links held an instance's statement or command while a claim of it ran out its lease and another instance took that claim over; 3 needed", l.Reason)
+}

@@ -20,7 +20,8 @@
 // after it (latency.go, blackhole.go, reset.go, down.go, bandwidth.go,
 // slicer.go, lostreply_redis.go, lostreply_mysql.go, queue_error.go,
 // commit_hold.go, sql_error.go, lostreply_postgres.go,
-// commit_hold_postgres.go), and All lists each once. A kind's type
+// commit_hold_postgres.go, redis_state.go, half_open.go), and All lists
+// each once. A kind's type
 // carries only the settings it takes, so the compiler rejects a setting
 // that does not apply; Validate checks the values. Kind and Params are
 // what the history records of the fault; apply builds its toxics and the
@@ -93,6 +94,8 @@
 //	commit-hold-postgres      outboxchaos_commit_hold_postgres (upstream)
 //	redis-state               outboxchaos_queue_error_rewrite (downstream), then
 //	                          outboxchaos_queue_error_refuse (upstream)
+//	half-open                 outboxchaos_half_open (upstream), then
+//	                          outboxchaos_half_open (downstream)
 //
 // Every PostgreSQL link also carries outboxchaos_postgres_statements
 // (upstream) from its creation until it is closed; it belongs to no fault.
@@ -179,6 +182,32 @@
 // requests refused and the error replies rewritten (Proxy.Refused). A
 // token answered after the fault was removed reaches the client as Redis's
 // unknown-command error, still an error reply.
+//
+// # Half-open links (half-open)
+//
+// A half-open link accepts connections and bytes and never answers, and
+// never closes, as a peer that vanished behind a NAT or a frozen TCP proxy
+// does: the client's read waits for as long as the client lets it. Both
+// directions take every chunk and drop it, as toxiproxy's "timeout" toxic
+// with timeout 0 does (that toxic is the blackhole kind, one direction at
+// a time). On a connection open when the fault starts, a statement or
+// command sent since is held (its request never reaches the server; a
+// reply on its way is dropped); a connection opened while it lasts is
+// accepted and its handshake held (MySQL's greeting downstream, a Redis
+// client's first command or PostgreSQL's startup upstream). The toxics
+// tell the two apart by when their per-connection state is made: the
+// fault is armed once both toxics are on the link, and a state made after
+// that belongs to a new connection. With Handshake, the connections open
+// when it starts are closed at once, so that every statement sent during
+// the fault goes over a new connection whose handshake it holds. A
+// client that gives up closes its connection, and the close passes to
+// the server (which rolls back an open transaction); one that waits keeps
+// whatever its server session holds. Removing the fault closes every
+// connection it held, as the timeout toxic's cleanup does: the waiting
+// read ends with EOF. The fault counts, per direction of a connection that
+// it took bytes from, held (connections open when it started) and
+// handshakes (connections opened during it), and closed (connections it
+// closed at its start, Handshake).
 //
 // # Redis: a server state (redis-state)
 //

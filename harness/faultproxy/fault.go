@@ -51,6 +51,9 @@ type applied struct {
 	state any
 	// release unregisters state; nil without one.
 	release func()
+	// armed, when set, is called once every toxic is on the link: a toxic
+	// state made after it belongs to a connection opened since (half-open).
+	armed func()
 	// down: no toxic, the link stops listening while the fault lasts.
 	down bool
 }
@@ -61,7 +64,7 @@ func All() []Fault {
 	return []Fault{
 		Latency{}, Blackhole{}, Reset{}, Down{}, Bandwidth{}, Slicer{},
 		LostReplyRedisAdd{}, LostReplyMySQLCommit{}, QueueError{}, CommitHoldMySQL{}, SQLError{},
-		LostReplyPostgresCommit{}, CommitHoldPostgres{}, RedisState{},
+		LostReplyPostgresCommit{}, CommitHoldPostgres{}, RedisState{}, HalfOpen{},
 	}
 }
 

@@ -28,6 +28,8 @@ func TestValidateAcceptsEveryKindWithSensibleFields(t *testing.T) {
 		SQLError{Store: StorePostgres},
 		LostReplyPostgresCommit{Times: 2, Probability: 0.5},
 		CommitHoldPostgres{Hold: time.Second},
+		HalfOpen{},
+		HalfOpen{Handshake: true},
 	}
 	for _, f := range good {
 		require.NoError(t, f.Validate(), "%+v", f)
@@ -96,6 +98,8 @@ func TestParamsKeepTheRecordedForm(t *testing.T) {
 		{LostReplyPostgresCommit{Times: 1}, "lost-reply-postgres-commit", map[string]string{"times": "1"}},
 		{CommitHoldPostgres{Times: 2, Hold: time.Second}, "commit-hold-postgres", map[string]string{"times": "2"}},
 		{RedisState{State: RedisOOM}, "redis-state", map[string]string{"state": "oom"}},
+		{HalfOpen{}, "half-open", map[string]string{}},
+		{HalfOpen{Handshake: true}, "half-open", map[string]string{"handshake": "true"}},
 	}
 	for _, c := range cases {
 		require.Equal(t, c.kind, c.f.Kind(), "%+v", c.f)
@@ -127,6 +131,8 @@ func TestFaultsNameThemselvesAndTheirProtocol(t *testing.T) {
 		{LostReplyPostgresCommit{}, "lost-reply-postgres-commit x1", "postgres"},
 		{CommitHoldPostgres{Hold: time.Second}, "commit-hold-postgres 1s", "postgres"},
 		{RedisState{State: RedisReadOnly}, "redis-state readonly", "redis"},
+		{HalfOpen{}, "half-open", ""},
+		{HalfOpen{Handshake: true}, "half-open handshake", ""},
 	}
 	for _, c := range cases {
 		require.Equal(t, c.name, c.f.String())
@@ -145,7 +151,7 @@ func TestEveryKindIsListedOnceAndDocumented(t *testing.T) {
 		seen[k] = true
 		require.Regexp(t, `(?m)^//\t`+regexp.QuoteMeta(string(k))+` `, string(doc), "doc.go's table names no toxics for %s", k)
 	}
-	require.Len(t, seen, 14)
+	require.Len(t, seen, 15)
 }
 
 func TestAddRejectsAnInvalidFaultNamingTheLink(t *testing.T) {

@@ -84,6 +84,9 @@ func (p *Proxy) Add(f Fault) (string, error) {
 		inst.releaseState()
 		return "", err
 	}
+	if a.armed != nil {
+		a.armed()
+	}
 	p.faults[id] = inst
 	p.order = append(p.order, id)
 	return id, nil

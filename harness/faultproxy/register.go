@@ -29,6 +29,7 @@ func init() {
 	toxics.Register(pgRefuseToxicType, new(pgFilterToxic[sqlError, pgRefuseKind]))
 	toxics.Register(pgStatementsToxicType, new(filterToxic[pgStatements, pgStatementsKind]))
 	toxics.Register(pgAnswerToxicType, new(filterToxic[sqlError, pgAnswerKind]))
+	toxics.Register(halfOpenToxicType, new(halfOpenToxic))
 }
 
 // Compile-time checks of the optional toxic capabilities toxiproxy looks
@@ -40,4 +41,6 @@ var (
 	_ toxics.StatefulToxic = (*pgFilterToxic[sqlError, pgRefuseKind])(nil)
 	_ toxics.CleanupToxic  = (*pgFilterToxic[sqlError, pgRefuseKind])(nil)
 	_ toxics.Toxic         = (*seededSlicer)(nil)
+	_ toxics.StatefulToxic = (*halfOpenToxic)(nil)
+	_ toxics.CleanupToxic  = (*halfOpenToxic)(nil)
 )

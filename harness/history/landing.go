@@ -55,6 +55,13 @@ const (
 	// LandServerState: Redis answered a dispatcher's write with the
 	// redis-state fault's READONLY, LOADING or OOM reply.
 	LandServerState = "server-state"
+	// LandHalfOpen: a half-open fault on an instance's own link (its
+	// store's or its Redis's) held something of it (a statement or command
+	// in flight, or a new connection's handshake: the fault's held and
+	// handshakes counts), and meanwhile a claim of that instance ran out
+	// its lease unfinished and was taken over, or recovered, by another
+	// instance before the fault ended.
+	LandHalfOpen = "half-open"
 )
 
 // Requirement is one landing requirement of a scenario.

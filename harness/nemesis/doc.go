@@ -63,6 +63,11 @@
 //     the finalize's statements ran, its row locks outlive the lease while
 //     others recover and claim, as a pause at before-finalize-commit would. It re-arms until one hold lands (a COMMIT caught within
 //     commitWait of the hit) or its deadline passes.
+//   - the network trap (NetworkAtFinalize) adds a network fault (half-open)
+//     to the instance's database link for a span: the instance holds its
+//     claims, and its next statement, the finalize, meets the fault. It
+//     re-arms until the fault is added or its deadline passes; the fault is
+//     recorded as Network records it.
 //
 // Fault records (faults.jsonl), one per landed trap or missed try:
 //
@@ -84,7 +89,7 @@
 //	window-trap-miss  instance     slot, reason, signals (creations seen while armed),
 //	pause-trap-miss                not_held (of those, not the instance's), dropped
 //	finalize-trap-miss             (signals lost to a full buffer); a finalize trap whose
-//	                               hold caught no COMMIT has slot, reason, job. Start:
+//	network-trap-miss              hold caught no COMMIT has slot, reason, job. Start:
 //	                               armed; End: given up.
 //
 // A landed trap's kill or pause fell after the add of an event the instance

@@ -250,9 +250,21 @@ func (n *Nemesis) waitCrash(ctx context.Context, slot string, deadline time.Dura
 // for d. A fault that depends on the run's sink or store is bound to it
 // first (bind), and recorded as bound.
 func (n *Nemesis) Network(ctx context.Context, dep, slot string, f faultproxy.Fault, d time.Duration) error {
-	links, err := n.linksFor(dep, slot)
+	finish, err := n.addNetwork(dep, slot, f, d)
 	if err != nil {
 		return err
+	}
+	defer finish()
+	return n.Sleep(ctx, d)
+}
+
+// addNetwork starts Network's fault and its record at once; finish removes
+// it and records what its toxics counted and its end. On an error nothing
+// is left on the links, and the record (if started) is ended.
+func (n *Nemesis) addNetwork(dep, slot string, f faultproxy.Fault, d time.Duration) (finish func(), err error) {
+	links, err := n.linksFor(dep, slot)
+	if err != nil {
+		return nil, err
 	}
 	target := n.depName(dep)
 	if slot != "" {
@@ -261,7 +273,7 @@ func (n *Nemesis) Network(ctx context.Context, dep, slot string, f faultproxy.Fa
 		target = n.depName(dep) + "/" + n.sup.Instances()[slot]
 	}
 	if f == nil {
-		return fmt.Errorf("network fault on %s: no fault given", dep)
+		return nil, fmt.Errorf("network fault on %s: no fault given", dep)
 	}
 	f = n.bind(f)
 	params := f.Params()
@@ -272,7 +284,7 @@ func (n *Nemesis) Network(ctx context.Context, dep, slot string, f faultproxy.Fa
 		id string
 	}
 	var ids []added
-	defer func() {
+	finish = func() {
 		// What the toxics counted (fired; refused, answered), summed over
 		// the links, goes into the fault's record.
 		counts := map[string]int{}
@@ -290,15 +302,16 @@ func (n *Nemesis) Network(ctx context.Context, dep, slot string, f faultproxy.Fa
 			}
 		})
 		n.rec.EndFault(id, time.Now().UTC())
-	}()
+	}
 	for _, p := range links {
 		aid, err := p.Add(f)
 		if err != nil {
-			return fmt.Errorf("network fault %s on %s: %w", f.Kind(), p.Name(), err)
+			finish()
+			return nil, fmt.Errorf("network fault %s on %s: %w", f.Kind(), p.Name(), err)
 		}
 		ids = append(ids, added{p, aid})
 	}
-	return n.Sleep(ctx, d)
+	return finish, nil
 }
 
 // bind hands a fault the run's sink (SinkBound) and store (StoreBound).

@@ -293,3 +293,45 @@ func TestFinalizeTrapRecordsAMissWithoutACommit(t *testing.T) {
 		require.NotEqual(t, FaultFinalizeTrap, f.Kind)
 	}
 }
+
+// The network trap adds its fault to the instance's database link when the
+// add of an event it holds shows in Redis: the finalize the instance sends
+// after learning of its add is held by the half-open link, which records
+// what it held under the instance's link, and heals when the span is over.
+func TestNetworkTrapHoldsTheFinalizeAfterTheAdd(t *testing.T) {
+	r := newTrapRig(t)
+	ctx := localtest.Context(t)
+	held := r.claim(t, "job-a", "job-b")
+	inst := r.n.sup.Instances()["d1"]
+	db := localtest.MySQLVia(t, r.dsn, r.n.links["mysql/d1"].Addr())
+	require.NoError(t, db.PingContext(ctx))
+	finalized := make(chan error, 1)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		if err := r.add(ctx, addBullMQ, "7", `{"jobId":"job-a"}`); err != nil {
+			finalized <- err
+			return
+		}
+		time.Sleep(windowLatency) // the instance learns of its add this late
+		stmt, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		defer cancel()
+		_, err := db.ExecContext(stmt, "UPDATE outbox_events SET status = 'published' WHERE id = ?", held)
+		finalized <- err
+	}()
+	span := time.Second
+	landed, err := r.n.NetworkAtFinalize(ctx, "d1", faultproxy.HalfOpen{}, span, 10*time.Second)
+	require.NoError(t, err)
+	require.True(t, landed)
+	require.Error(t, <-finalized, "the finalize after the add met the half-open link")
+	run := r.rec.Snapshot()
+	require.Len(t, run.Faults, 1)
+	f := run.Faults[0]
+	require.Equal(t, "half-open", f.Kind)
+	require.Equal(t, "mysql/"+inst, f.Target)
+	require.Equal(t, "1", f.Params["held"], "the finalize was held on the open connection")
+	require.GreaterOrEqual(t, f.End.Sub(f.Start), span)
+	require.Empty(t, r.n.links["mysql/d1"].Active(), "healed after the span")
+	var status string
+	require.NoError(t, db.QueryRowContext(ctx, "SELECT status FROM outbox_events WHERE id = ?", held).Scan(&status))
+	require.Equal(t, "processing", status, "the held statement never ran")
+}

@@ -23,7 +23,7 @@ func (d *Dispatcher) add(ctx context.Context, b *batch, fates []fate) {
 			at = append(at, i)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, d.cfg.PublishTimeout)
+	ctx, cancel := d.bounded(ctx, d.cfg.PublishTimeout)
 	defer cancel()
 	results, err := d.addJobs(ctx, jobs)
 	if err == nil && len(results) != len(jobs) {

@@ -95,6 +95,9 @@ func (d *Dispatcher) connect() error {
 		return err
 	}
 	rdb := func() (redis.UniversalClient, error) {
+		if d.flow.untimed {
+			return openUntimedRedis(d.cfg.RedisURL) // no-timeouts-unfenced
+		}
 		return reference.OpenRedis(d.cfg.RedisURL, d.cfg.PublishTimeout)
 	}
 	if err := dispatchkit.Open(&d.owned, &d.rdb, rdb, redis.UniversalClient.Close); err != nil {
@@ -136,5 +139,26 @@ func (d *Dispatcher) pollInterval() time.Duration {
 
 // opContext bounds one claim, recovery or release by the lease.
 func (d *Dispatcher) opContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, d.cfg.Lease)
+	return d.bounded(ctx, d.cfg.Lease)
+}
+
+// bounded bounds a wait by limit; no-timeouts-unfenced bounds nothing.
+func (d *Dispatcher) bounded(ctx context.Context, limit time.Duration) (context.Context, context.CancelFunc) {
+	if d.flow.untimed {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, limit)
+}
+
+// openUntimedRedis is no-timeouts-unfenced's Redis client: no read or
+// write timeout, and a context's deadline is not applied to the socket,
+// so a command on a link that never answers waits until the link closes.
+func openUntimedRedis(url string) (*redis.Client, error) {
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("open redis: %w", err)
+	}
+	opts.ReadTimeout, opts.WriteTimeout = -1, -1 // go-redis: -1 is no timeout
+	opts.ContextTimeoutEnabled = false
+	return redis.NewClient(opts), nil
 }

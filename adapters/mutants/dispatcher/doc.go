@@ -112,6 +112,11 @@
 //	transient-as-permanent         add: any Redis error reply (READONLY, LOADING, OOM: a
 //	                               server's passing state) fails the event at once
 //	                               instead of retrying it with backoff
+//	no-timeouts-unfenced           no statement or command timeout (no deadline on a
+//	                               context, no Redis read timeout), finalize by id with no
+//	                               guard, and a failed finalize written again until MySQL
+//	                               answers: hung on a half-open link past its lease, it
+//	                               overwrites what others finalized when the link heals
 //
 // # Modes (OUTBOXCHAOS_MODE)
 //

@@ -18,7 +18,7 @@ import (
 // paused finalize keeps its row locks, and the guarded recovery waits for
 // them and then skips the rows it finalized.
 func (d *Dispatcher) finalize(ctx context.Context, b *batch, fates []fate) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*d.cfg.Lease)
+	ctx, cancel := d.bounded(ctx, 2*d.cfg.Lease)
 	defer cancel()
 	err := dispatchkit.InTx(ctx, d.db, func(tx *sql.Tx) error {
 		ours, err := d.lockOurs(ctx, tx, b)
@@ -39,9 +39,30 @@ func (d *Dispatcher) finalize(ctx context.Context, b *batch, fates []fate) error
 }
 
 // fenced tells whether finalize writes are guarded by status and token: not
-// in unfenced-finalize, and not when the Redis lock is the only exclusion.
+// in unfenced-finalize, not when the Redis lock is the only exclusion, and
+// not in no-timeouts-unfenced, which trusts that what it claimed stays its
+// own however long it waited.
 func (d *Dispatcher) fenced() bool {
-	return d.flow.fenced && d.flow.exclusion == exclusionRowLeases
+	return d.flow.fenced && d.flow.exclusion == exclusionRowLeases && !d.flow.untimed
+}
+
+// wakeRetries is how many more times no-timeouts-unfenced writes a batch
+// whose finalize failed, wakeRetryPause apart.
+const (
+	wakeRetries    = 5
+	wakeRetryPause = 200 * time.Millisecond
+)
+
+// finalizeOnWake is no-timeouts-unfenced after a finalize that failed (the
+// link it waited on closed): it writes the batch again, by id, until MySQL
+// answers, instead of leaving the rows to lease recovery.
+func (d *Dispatcher) finalizeOnWake(ctx context.Context, b *batch, fates []fate, err error) error {
+	for try := 0; try < wakeRetries && err != nil && ctx.Err() == nil; try++ {
+		d.log.Warn("finalize failed; writing the batch again", "batch", len(b.events), "error", err.Error())
+		time.Sleep(wakeRetryPause)
+		err = d.finalize(ctx, b, fates)
+	}
+	return err
 }
 
 // guard is the WHERE clause suffix of a fenced write (one token argument).

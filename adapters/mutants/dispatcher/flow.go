@@ -73,6 +73,11 @@ type flow struct {
 	// replyFails: a Redis error reply to an add fails the event at once
 	// (true: transient-as-permanent); the base retries it.
 	replyFails bool
+	// untimed: no statement or command timeout, and a finalize that failed
+	// is written again by id, unfenced, once the link answers (true:
+	// no-timeouts-unfenced); the base bounds every wait and leaves a failed
+	// finalize to lease recovery.
+	untimed bool
 
 	// Comparison modes; zero values mean the contract's configuration.
 	tickLock     bool          // take the Redis dispatch lock for each tick, one batch per tick
@@ -116,6 +121,7 @@ var bugs = []deviation{
 	{names.BugMemoryOwnerRegistry, func(f *flow) { f.claim = claimAdoptUnregistered }},
 	{names.BugMemoryOwnerRecovery, func(f *flow) { f.recovery = recoveryUnregistered }},
 	{names.BugTransientAsPermanent, func(f *flow) { f.replyFails = true }},
+	{names.BugNoTimeoutsUnfenced, func(f *flow) { f.untimed = true }},
 }
 
 // modes lists the comparison designs.

@@ -61,6 +61,9 @@ func (d *Dispatcher) process(ctx context.Context, b *batch) error {
 		d.fp.Hit(failpoint.AfterEnqueue)
 	}
 	err := d.finalize(ctx, b, fates)
+	if err != nil && d.flow.untimed {
+		err = d.finalizeOnWake(ctx, b, fates, err) // no-timeouts-unfenced
+	}
 	if err != nil && d.flow.sqlErrorFails && sqlErrorReply(err) {
 		return errors.Join(err, d.failBatch(ctx, b, err)) // sql-error-permanent
 	}

@@ -37,6 +37,7 @@ const (
 	BugMemoryOwnerRegistry         = "memory-owner-registry"
 	BugMemoryOwnerRecovery         = "memory-owner-recovery"
 	BugTransientAsPermanent        = "transient-as-permanent"
+	BugNoTimeoutsUnfenced          = "no-timeouts-unfenced"
 )
 
 // Mode names: the values of OUTBOXCHAOS_MODE. A mode is a correct but slow
