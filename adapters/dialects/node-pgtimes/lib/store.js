@@ -66,10 +66,12 @@ class Store {
     this.cfg = cfg;
     this.log = log;
     this.due = due(cfg.plant === 'recovery-ignores-processed' ? UNSETTLED_PLANTED : UNSETTLED);
-    // A statement with no answer this long (a link that swallows replies)
-    // is given up and its connection dropped: the lease it held is over
-    // by then, and whatever it wrote is another relay's to find.
-    const timeout = Math.max(1000, cfg.leaseMs);
+    // A statement with no answer this long (a link that swallows replies,
+    // a COMMIT held up) is given up and its connection dropped: the lease
+    // it held is long over by then, and whatever it wrote is another
+    // relay's to find. Twice the lease, so a slow statement is not cut
+    // short while its lease still runs.
+    const timeout = Math.max(3000, 2 * cfg.leaseMs);
     this.pool = new Pool({
       connectionString: cfg.postgresUrl,
       max: 2,
