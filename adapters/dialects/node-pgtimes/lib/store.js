@@ -81,8 +81,12 @@ class Store {
       application_name: `node-pgtimes ${cfg.owner}`,
     });
     // An idle connection that breaks (a restart, an outage) is dropped by
-    // the pool; the next statement opens a fresh one.
+    // the pool; the next statement opens a fresh one. A connection that
+    // breaks while checked out emits 'error' on its client as well as
+    // failing the statement: every client gets a listener of its own, or
+    // that event would end the process.
     this.pool.on('error', (err) => log(`postgres: idle connection lost: ${err.message}`));
+    this.pool.on('connect', (client) => client.on('error', (err) => log(`postgres: connection lost: ${err.message}`)));
   }
 
   // claim leases up to n due rows to this relay, in one transaction, and
