@@ -23,10 +23,12 @@ const nodePGTimes = "node-pgtimes"
 // statements with 40P01, 55P03 and 40001 (a claim or settle rolled back,
 // tried again); lost-reply-mysql-commit drops the reply of a COMMIT that
 // committed (a settle whose outcome the relay cannot know: the row is
-// published again under the same id); graceful-shutdown its releases;
-// crash-window the trap's kills between the add and the settle.
+// published again under the same id); mysql-restart SIGKILLs the
+// postmaster under load and restarts it (connections cut mid-transaction,
+// the producer's too); graceful-shutdown its releases; crash-window the
+// trap's kills between the add and the settle.
 var nodePGTimesSubset = []sized{{"baseline", 200}, {"lock-conflicts", 400}, {"lost-reply-mysql-commit", 300},
-	{"graceful-shutdown", 300}, {"crash-window", 400}}
+	{"mysql-restart", 800}, {"graceful-shutdown", 300}, {"crash-window", 400}}
 
 // nodePGTimesPlants are its planted bugs, each with the scenario that must
 // catch it and the invariant that must fail.
@@ -99,7 +101,7 @@ func TestNodePGTimesConfigErrorsAreOneLine(t *testing.T) {
 // holds, and the faults of each scenario landed.
 func TestNodePGTimesKeepsTheContract(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs 5 scenarios end to end: not in -short")
+		t.Skip("runs 6 scenarios end to end: not in -short")
 	}
 	needNode(t, nodePGTimes)
 	e := openEnv(t)
