@@ -6,7 +6,8 @@ SHARD   ?=
 ADAPTER ?= reference
 SEED    ?=
 NODE_DIRS := reference/bullmq/testdata/node adapters/examples/node-dispatcher adapters/dialects/node-owner-round \
-             adapters/dialects/node-attempts-at-failure adapters/dialects/node-dedupe adapters/dialects/node-delete
+             adapters/dialects/node-attempts-at-failure adapters/dialects/node-dedupe adapters/dialects/node-delete \
+             adapters/dialects/node-pgtimes
 
 .PHONY: test race chaos chaos-long chaos-dialects bench lint staticcheck node-deps build clean
 

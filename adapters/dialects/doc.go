@@ -74,6 +74,13 @@
 //	                                   no jobs table (topic is the queue); SKIP LOCKED   payload, queue = topic), plus a sent record
 //	                                   claims, finalize fenced by owner and state = 1    (OUTBOX_SENT_TTL, 168h) that keeps a
 //	                                   (tests: go-intstatus_test.go)                     re-publish a no-op after removeOnComplete
+//	node-pgtimes              Node.js  its own shape on PostgreSQL (store: postgres,     real bullmq 5.81.5 Queue.add(topic, payload,
+//	                                   pg): no status column, processed_at,              {jobId: the row's uuid}); at-least-once: a
+//	                                   abandoned_at, locked_by/locked_until, started/    re-add is a no-op while the job exists, and
+//	                                   finished attempts; every time clock_timestamp()   makes it again under the same id after the
+//	                                   (never now(), the transaction's start); SKIP      consumer removed it
+//	                                   LOCKED claims, writes fenced by owner, attempt
+//	                                   count and a running lease (node-pgtimes_test.go)
 //
 // # Planted bugs
 //
@@ -120,6 +127,10 @@
 //	                                                         retry writes 3, dead, not 0)
 //	go-intstatus              jobid-only                     (issue 13: no sent record,     I1  dedupe-horizon
 //	                                                         BullMQ's jobId dedupe alone)
+//	node-pgtimes              recovery-ignores-processed     (issue 22: the claim forgets   I5  baseline
+//	                                                         processed_at IS NULL)
+//	node-pgtimes              new-id-on-republish            (issue 22: a re-add under a    I1  crash-window
+//	                                                         fresh uuid, at-least-once)
 //
 // (*) with the consumer leaving the jobs rows created, as crash-window does:
 // otherwise a retry after the lost reply often finds its job already run,

@@ -135,7 +135,9 @@ func (ix *index) checkDuplicate(t *tally, job string) {
 // renamedMessage tells how an at-least-once dispatcher published job's
 // message under an id other than its own ("" when every delivery carried
 // it): a message id other than the event's, or two message ids at all. A
-// consumer that drops duplicates by message id cannot drop those.
+// consumer that drops duplicates by message id cannot drop those. A stream
+// or list message carries its id in a field (the append's MessageID); a
+// BullMQ job carries it as its jobId.
 func (ix *index) renamedMessage(job string, cs []creation) string {
 	want := job
 	if es := ix.eventsByJob[job]; len(es) > 0 && es[0].MessageID != "" {
@@ -143,8 +145,11 @@ func (ix *index) renamedMessage(job string, cs []creation) string {
 	}
 	ids := map[string]bool{}
 	for _, c := range cs {
-		if c.Append != nil && c.Append.MessageID != "" {
+		switch {
+		case c.Append != nil && c.Append.MessageID != "":
 			ids[c.Append.MessageID] = true
+		case c.Append == nil && c.BullID != "":
+			ids[c.BullID] = true
 		}
 	}
 	delete(ids, want)

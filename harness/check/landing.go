@@ -313,7 +313,7 @@ func (ix *index) outageEvents(target string, stalled bool) int {
 	tn := ix.run.Meta.Tuning
 	tail := tn.PublishTimeout.D() + ClockSlack
 	for _, f := range ix.run.Faults {
-		if !outageKind(f.Kind) || (f.Target != target && !strings.HasPrefix(f.Target, target+"/")) {
+		if !outageKind(f.Kind) || !onTarget(f.Target, target) {
 			continue
 		}
 		end := faultEnd(ix.run, f)
@@ -324,6 +324,17 @@ func (ix *index) outageEvents(target string, stalled bool) int {
 		}
 	}
 	return len(hit)
+}
+
+// onTarget tells whether a fault on faultTarget ("redis", "postgres",
+// "mysql/d2") is on a requirement's target or one of its links. A
+// requirement names the store "mysql" whichever it is (scenarios name
+// their dependencies so), and its faults are on "mysql" or "postgres".
+func onTarget(faultTarget, target string) bool {
+	if isStoreTarget(target) {
+		return isStoreTarget(faultTarget)
+	}
+	return faultTarget == target || strings.HasPrefix(faultTarget, target+"/")
 }
 
 func outageKind(kind string) bool {

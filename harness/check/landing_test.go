@@ -266,6 +266,21 @@ func TestLandingOutageStalledCountsEventsLeftUnclaimedThroughIt(t *testing.T) {
 	require.Zero(t, require1(t, run, history.Requirement{Fault: history.LandOutageFailed, Target: "mysql", AtLeast: 1}).Landed)
 }
 
+// On PostgreSQL the outage is on "postgres" (or one instance's link,
+// "postgres/d1"), while mysql-outage's requirement names the store as
+// "mysql", whichever it is: the store's outage counts either way, Redis's
+// never does.
+func TestLandingOutageOnPostgresCountsForTheStore(t *testing.T) {
+	for _, target := range []string{"postgres", "postgres/d1", "mysql/d1"} {
+		b := newBuilder("mysql-outage").start(0, "d1")
+		b.fault("down", target, 1000, 4000)
+		b.produce(1, "job-1", history.KindValid, 1500).claim(1, "d1", 4100).publish(1, 4150) // held up
+		run := b.finish(5000, 6000, true)
+		require.Equal(t, 1, require1(t, run, history.Requirement{Fault: history.LandOutageStalled, Target: "mysql", AtLeast: 1}).Landed, target)
+		require.Zero(t, require1(t, run, history.Requirement{Fault: history.LandOutageStalled, Target: "redis", AtLeast: 1}).Landed, target)
+	}
+}
+
 func verdictOf(v Verdict, _ string) Verdict { return v }
 
 // An event waited in the outage when a claim of it went back to pending

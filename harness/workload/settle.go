@@ -92,7 +92,9 @@ func lostConnection(err error) bool {
 	var ce *pgconn.ConnectError
 	var pe *pgconn.PgError
 	switch {
-	case errors.As(err, &ce):
+	case errors.As(err, &ce), errors.Is(err, pgconn.ErrConnClosed):
+		// ErrConnClosed: a statement on a connection pgx already closed
+		// (the COMMIT of a transaction whose server went away).
 		return true
 	case errors.As(err, &pe):
 		// class 08 connection exception; 57P01 admin shutdown, 57P02
