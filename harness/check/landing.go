@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -257,7 +258,7 @@ func (ix *index) outageEvents(target string, stalled bool) int {
 	tn := ix.run.Meta.Tuning
 	tail := tn.PublishTimeout.D() + ClockSlack
 	for _, f := range ix.run.Faults {
-		if !outageKind(f.Kind) || (f.Target != target && !strings.HasPrefix(f.Target, target+"/")) {
+		if !outageKind(f.Kind) || !onTarget(f.Target, target) {
 			continue
 		}
 		end := faultEnd(ix.run, f)
@@ -268,6 +269,18 @@ func (ix *index) outageEvents(target string, stalled bool) int {
 		}
 	}
 	return len(hit)
+}
+
+// onTarget tells whether a fault on faultTarget is on a requirement's
+// target: the dependency itself or one of its links. A store's requirement
+// ("mysql", as the catalog writes it) is on the outbox's database whichever
+// it is: on a PostgreSQL run the proxy records the store's faults on
+// "postgres" and "postgres/<inst>".
+func onTarget(faultTarget, target string) bool {
+	if slices.Contains(storeNames, target) {
+		return isStoreTarget(faultTarget)
+	}
+	return faultTarget == target || strings.HasPrefix(faultTarget, target+"/")
 }
 
 func outageKind(kind string) bool {

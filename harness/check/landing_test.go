@@ -306,3 +306,14 @@ func TestLandingCrashWindowTakesTheTrapsSighting(t *testing.T) {
 	require.False(t, l.Met, "seen after the kill")
 	require.Equal(t, 0, l.Landed)
 }
+
+// A PostgreSQL run records the store's outage on "postgres": the catalog's
+// store requirement (target "mysql") counts it, and a Redis one does not.
+func TestLandingOutageOnThePostgresStore(t *testing.T) {
+	b := newBuilder("mysql-outage").start(0, "d1")
+	b.fault("down", "postgres", 1000, 4000)
+	b.produce(1, "job-1", history.KindValid, 1500).claim(1, "d1", 4100).publish(1, 4150) // held up
+	run := b.finish(5000, 6000, true)
+	require.Equal(t, 1, require1(t, run, history.Requirement{Fault: history.LandOutageStalled, Target: "mysql", AtLeast: 1}).Landed)
+	require.Zero(t, require1(t, run, history.Requirement{Fault: history.LandOutageStalled, Target: "redis", AtLeast: 1}).Landed)
+}
