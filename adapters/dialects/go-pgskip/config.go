@@ -11,11 +11,12 @@ import (
 // settings is what the relay reads from its environment (docs/contract.md
 // §3, the PostgreSQL variables instead of the MySQL ones).
 type settings struct {
-	postgres string // OUTBOX_POSTGRES_URL, else OUTBOX_POSTGRES_DSN
-	redis    string
-	me       string // OUTBOX_INSTANCE_ID: locked_by of this process's claims
-	prefix   string
-	queues   map[string]bool
+	postgres    string // OUTBOX_POSTGRES_URL, else OUTBOX_POSTGRES_DSN
+	postgresVar string // which of the two it came from
+	redis       string
+	me          string // OUTBOX_INSTANCE_ID: locked_by of this process's claims
+	prefix      string
+	queues      map[string]bool
 
 	poll        time.Duration
 	batch       int
@@ -94,8 +95,9 @@ func readSettings(lookup func(string) string) (settings, error) {
 		publishWait: r.duration("OUTBOX_PUBLISH_TIMEOUT", 5*time.Second),
 		bug:         r.text("OUTBOXCHAOS_PLANT"),
 	}
+	s.postgresVar = "OUTBOX_POSTGRES_URL"
 	if s.postgres == "" {
-		s.postgres = r.text("OUTBOX_POSTGRES_DSN")
+		s.postgres, s.postgresVar = r.text("OUTBOX_POSTGRES_DSN"), "OUTBOX_POSTGRES_DSN"
 	}
 	if s.me == "" {
 		s.me = fmt.Sprintf("go-pgskip-%d", os.Getpid())

@@ -40,7 +40,7 @@ type outbox struct {
 func openOutbox(s settings) (*outbox, error) {
 	cfg, err := pgxpool.ParseConfig(s.postgres)
 	if err != nil {
-		return nil, fmt.Errorf("OUTBOX_POSTGRES_URL: %w", err)
+		return nil, fmt.Errorf("%s: %w", s.postgresVar, err)
 	}
 	cfg.MaxConns = 3
 	cfg.MaxConnIdleTime = time.Minute
@@ -49,7 +49,7 @@ func openOutbox(s settings) (*outbox, error) {
 	cfg.ConnConfig.RuntimeParams["TimeZone"] = "UTC"
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg) // connects lazily
 	if err != nil {
-		return nil, fmt.Errorf("OUTBOX_POSTGRES_URL: %w", err)
+		return nil, fmt.Errorf("%s: %w", s.postgresVar, err)
 	}
 	return &outbox{pool: pool, s: s}, nil
 }
