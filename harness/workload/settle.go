@@ -92,7 +92,9 @@ func lostConnection(err error) bool {
 	var ce *pgconn.ConnectError
 	var pe *pgconn.PgError
 	switch {
-	case errors.As(err, &ce):
+	case errors.As(err, &ce), errors.Is(err, pgconn.ErrConnClosed):
+		// pgx's "conn closed": the connection broke (a killed postmaster)
+		// and pgx closed it before the statement was sent.
 		return true
 	case errors.As(err, &pe):
 		// class 08 connection exception; 57P01 admin shutdown, 57P02
