@@ -90,7 +90,7 @@ func TestLandingFinalizeHeldAcrossTheLeaseEnd(t *testing.T) {
 	l := require1(t, run, history.Requirement{Fault: history.LandFinalizeHeld, AtLeast: 2})
 	require.Equal(t, 1, l.Landed)
 	require.False(t, l.Met)
-	require.Equal(t, "1 finalize held open (its COMMIT held back) well past its lease end; 2 needed", l.Reason)
+	require.Equal(t, "1 finalize held open (its COMMIT held back) well past its lease end, or ended by its database before it; 2 needed", l.Reason)
 }
 
 // A hold released too soon after the lease end (by less than a poll
@@ -107,7 +107,34 @@ func TestLandingFinalizeHeldNeedsToOutlastTheLeaseEnd(t *testing.T) {
 	// The lease ends at 2100; a poll and a quarter lease are 550 ms.
 	require.True(t, require1(t, held(2700), req).Met)
 	require.False(t, require1(t, held(2500), req).Met)
-	require.Equal(t, "0 finalizes held open (its COMMIT held back) well past its lease end; 1 needed", require1(t, held(2500), req).Reason)
+	require.Equal(t, "0 finalizes held open (its COMMIT held back) well past its lease end, or ended by its database before it; 1 needed", require1(t, held(2500), req).Reason)
+}
+
+// A hold the connection's end cut short (cut = "true": the server ended
+// the session, so the held COMMIT never ran and the finalize was rolled
+// back) before the claim's lease end counts: nothing was left open for a
+// recovery to meet, and no longer hold could have left anything. A hold
+// that ran its time before the lease end does not, nor a cut hold of a
+// claim its owner had already finalized.
+func TestLandingFinalizeHeldCutByTheDatabase(t *testing.T) {
+	held := func(cut bool, finalized int) history.Run {
+		b := newBuilder("zombie").start(0, "d1", "d2")
+		b.produce(1, "job-1", history.KindValid, 10)
+		b.claim(1, "d1", 100).add("ai-default", "job-1", "job-1", 150).fault("finalize-trap", "d1", 200, 1700)
+		if cut {
+			withParams(b, map[string]string{"cut": "true"})
+		}
+		if finalized > 0 {
+			b.publish(1, finalized)
+		} else {
+			b.takeover(1, "d2", 2200).publish(1, 2300)
+		}
+		return b.finish(5000, 6000, true)
+	}
+	req := history.Requirement{Fault: history.LandFinalizeHeld, AtLeast: 1}
+	require.True(t, require1(t, held(true, 0), req).Met)
+	require.False(t, require1(t, held(false, 0), req).Met, "released in time by the hold itself")
+	require.False(t, require1(t, held(true, 400), req).Met, "the claim was finalized before the cut")
 }
 
 func TestLandingForDropsBlackBoxRequirementsWithCrashPoints(t *testing.T) {
