@@ -197,7 +197,9 @@ func (ix *index) zombiePauses() int {
 //
 // A hold cut (the connection ended while the COMMIT was held, so it never
 // reached the server, which rolled the finalize back) counts too when it
-// ended before the lease of a claim the instance held open through it: the
+// ended before the lease of a claim the instance held open through it
+// (within ClockSlack: the proxy sees the end when the client closes its
+// side, after the server ended the session): the
 // dispatcher's database ended the finalize before its lease did (a
 // PostgreSQL session's idle_in_transaction_session_timeout shorter than
 // the lease), so no recovery can ever meet an open finalize of it, and no
@@ -211,7 +213,7 @@ func (ix *index) heldFinalizes() int {
 		}
 		end := faultEnd(ix.run, f)
 		if f.Params["cut"] == "true" && ix.anyHold(f.Target, func(h hold) bool {
-			return h.Until != nil && !h.Start.After(end) && !end.After(*h.Until) && (h.End == nil || h.End.At.After(end))
+			return h.Until != nil && !h.Start.After(end) && !end.After(h.Until.Add(ClockSlack)) && (h.End == nil || h.End.At.After(end))
 		}) {
 			n++
 			continue

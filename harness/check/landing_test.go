@@ -117,24 +117,33 @@ func TestLandingFinalizeHeldNeedsToOutlastTheLeaseEnd(t *testing.T) {
 // that ran its time before the lease end does not, nor a cut hold of a
 // claim its owner had already finalized.
 func TestLandingFinalizeHeldCutByTheDatabase(t *testing.T) {
-	held := func(cut bool, finalized int) history.Run {
-		b := newBuilder("zombie").start(0, "d1", "d2")
-		b.produce(1, "job-1", history.KindValid, 10)
-		b.claim(1, "d1", 100).add("ai-default", "job-1", "job-1", 150).fault("finalize-trap", "d1", 200, 1700)
-		if cut {
-			withParams(b, map[string]string{"cut": "true"})
-		}
-		if finalized > 0 {
-			b.publish(1, finalized)
-		} else {
-			b.takeover(1, "d2", 2200).publish(1, 2300)
-		}
-		return b.finish(5000, 6000, true)
-	}
+	held := func(cut bool, finalized int) history.Run { return cutAt(cut, finalized, 1700) }
 	req := history.Requirement{Fault: history.LandFinalizeHeld, AtLeast: 1}
 	require.True(t, require1(t, held(true, 0), req).Met)
 	require.False(t, require1(t, held(false, 0), req).Met, "released in time by the hold itself")
 	require.False(t, require1(t, held(true, 400), req).Met, "the claim was finalized before the cut")
+	// The lease ends at 2100: a cut within ClockSlack of it counts, one
+	// later (an open finalize a recovery could meet) does not.
+	require.True(t, require1(t, cutAt(true, 0, 2300), req).Met)
+	require.False(t, require1(t, cutAt(true, 0, 2400), req).Met)
+}
+
+// cutAt is a zombie run whose finalize trap held d1's COMMIT from 200 to
+// end, cut or not, and its claim finalized by d1 at finalized (0: taken
+// over by d2 at 2600 instead).
+func cutAt(cut bool, finalized, end int) history.Run {
+	b := newBuilder("zombie").start(0, "d1", "d2")
+	b.produce(1, "job-1", history.KindValid, 10)
+	b.claim(1, "d1", 100).add("ai-default", "job-1", "job-1", 150).fault("finalize-trap", "d1", 200, end)
+	if cut {
+		withParams(b, map[string]string{"cut": "true"})
+	}
+	if finalized > 0 {
+		b.publish(1, finalized)
+	} else {
+		b.takeover(1, "d2", 2600).publish(1, 2700)
+	}
+	return b.finish(5000, 6000, true)
 }
 
 func TestLandingForDropsBlackBoxRequirementsWithCrashPoints(t *testing.T) {
