@@ -74,6 +74,13 @@
 //	                                   no jobs table (topic is the queue); SKIP LOCKED   payload, queue = topic), plus a sent record
 //	                                   claims, finalize fenced by owner and state = 1    (OUTBOX_SENT_TTL, 168h) that keeps a
 //	                                   (tests: go-intstatus_test.go)                     re-publish a no-op after removeOnComplete
+//	go-pgskip                 Go       the first on PostgreSQL (store: postgres): status  BullMQ add per message, pipelined per batch
+//	                                   words new/leased/done/dead, BIGSERIAL id, uuid    (jobId = message_id, data = the payload,
+//	                                   message_id, no jobs table; one-statement SKIP     queue = the queue column); at-least-once:
+//	                                   LOCKED claim with a lease and a token on          a re-add after removeOnComplete makes the
+//	                                   clock_timestamp(); each delivery under its rows'  job again under its own id
+//	                                   locks, the session's idle_in_transaction timeout
+//	                                   shorter than the lease (tests: go-pgskip_test.go)
 //
 // # Planted bugs
 //
@@ -120,6 +127,11 @@
 //	                                                         retry writes 3, dead, not 0)
 //	go-intstatus              jobid-only                     (issue 13: no sent record,     I1  dedupe-horizon
 //	                                                         BullMQ's jobId dedupe alone)
+//	go-pgskip                 unfenced-finalize              unfenced-finalize              I5  zombie
+//	go-pgskip                 backoff-at-tx-start            (issue 23: available_at from   I6  lost-reply-redis
+//	                                                         now(), the transaction's
+//	                                                         start, before a slow add)
+//	go-pgskip                 no-jobid                       no-jobid                       I1  baseline
 //
 // (*) with the consumer leaving the jobs rows created, as crash-window does:
 // otherwise a retry after the lost reply often finds its job already run,
@@ -172,7 +184,8 @@
 // fail, or unknown when the fault that exposes it did not land. Both are
 // skipped with -short. A dialect of another outbox shape has a test file of
 // its own that does the same (go-cursor_test.go, go-timestamps_test.go,
-// node-delete_test.go).
+// node-delete_test.go, go-pgskip_test.go; the last on a private PostgreSQL
+// that the local environment starts for it).
 //
 // # What the dialects found in the harness
 //

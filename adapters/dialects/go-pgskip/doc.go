@@ -50,9 +50,11 @@
 //     own (SELECT ... WHERE id = ANY(...) AND lease_token = token AND
 //     status = 'leased' AND locked_until > clock_timestamp() FOR UPDATE);
 //     adds their jobs (one script call per row, pipelined, bounded by
-//     OUTBOX_PUBLISH_TIMEOUT); writes the verdicts, each UPDATE fenced by
-//     the token and status again; commits. While it holds the locks no
-//     claim can take the rows over: SKIP LOCKED passes them by.
+//     OUTBOX_PUBLISH_TIMEOUT); shrinks the idle limit to what is left of
+//     the rows' first lease, less 150 ms (50 ms at least), read on the
+//     database clock; writes the verdicts, each UPDATE fenced by the token
+//     and status again; commits. While it holds the locks no claim can
+//     take the rows over: SKIP LOCKED passes them by.
 //  3. The verdicts: a row whose job is in Redis (added now, or found there
 //     by its jobId) is done; a failed add goes back to new with
 //     available_at = clock_timestamp() + min(base * 2^(attempts-1), max)
@@ -76,11 +78,14 @@
 //
 // A process stopped (SIGSTOP) inside its delivery holds row locks that
 // SKIP LOCKED would pass by for as long as it sleeps, so its claim could
-// never be recovered. The session's idle_in_transaction_session_timeout,
-// shorter than the lease, makes the server end that session, which
-// releases the locks before the lease runs out; when the process wakes its
-// transaction is gone, and its second-chance settle is fenced by the token
-// the takeover replaced.
+// never be recovered. The session's idle_in_transaction_session_timeout
+// makes the server end that session, which releases the locks: while it
+// waits on Redis the limit is (lease + publish timeout) / 2 from the lock
+// taken at the claim, and once the adds are done it is what is left of the
+// lease, so a delivery stopped before its COMMIT is rolled back before its
+// lease ends (by a statement's length, at most, for one stopped while it
+// waits on Redis). When the process wakes its transaction is gone, and its
+// second-chance settle is fenced by the token the takeover replaced.
 //
 // # Delivery: at least once
 //

@@ -121,6 +121,9 @@ func (r *relay) deliverTx(ctx context.Context, c claim, v *verdicts) error {
 	if v.empty() {
 		return nil
 	}
+	if _, err := tx.Exec(ctx, shrinkIdleSQL, idsOf(rows)); err != nil {
+		return fmt.Errorf("session limits: %w", err)
+	}
 	if err := r.db.settle(ctx, tx, c.token, v); err != nil {
 		return err
 	}
@@ -129,6 +132,14 @@ func (r *relay) deliverTx(ctx context.Context, c claim, v *verdicts) error {
 	}
 	return nil
 }
+
+// shrinkIdleSQL sets, for the rest of the delivery, an idle limit that
+// ends the session before the first lease of its rows ends (less a margin,
+// 50 ms at least): a process stopped between its settle and its COMMIT
+// loses its transaction before a claim may take the rows over.
+const shrinkIdleSQL = `SELECT set_config('idle_in_transaction_session_timeout',
+  GREATEST(50, floor(extract(epoch FROM min(locked_until) - clock_timestamp()) * 1000) - 150)::bigint::text, true)
+FROM relay_outbox WHERE id = ANY($1::bigint[])`
 
 func lockedIDs(ctx context.Context, tx pgx.Tx, sql string, args ...any) (map[int64]bool, error) {
 	rs, err := tx.Query(ctx, sql, args...)
