@@ -135,7 +135,10 @@ func (ix *index) checkDuplicate(t *tally, job string) {
 // renamedMessage tells how an at-least-once dispatcher published job's
 // message under an id other than its own ("" when every delivery carried
 // it): a message id other than the event's, or two message ids at all. A
-// consumer that drops duplicates by message id cannot drop those.
+// consumer that drops duplicates by message id cannot drop those. A stream
+// or list message carries its id in its message_id field; a BullMQ job is
+// its jobId (a job numbered by BullMQ's counter carries no id of the
+// message's).
 func (ix *index) renamedMessage(job string, cs []creation) string {
 	want := job
 	if es := ix.eventsByJob[job]; len(es) > 0 && es[0].MessageID != "" {
@@ -143,8 +146,11 @@ func (ix *index) renamedMessage(job string, cs []creation) string {
 	}
 	ids := map[string]bool{}
 	for _, c := range cs {
-		if c.Append != nil && c.Append.MessageID != "" {
+		switch {
+		case c.Append != nil && c.Append.MessageID != "":
 			ids[c.Append.MessageID] = true
+		case c.Append == nil && c.BullID != "":
+			ids[c.BullID] = true
 		}
 	}
 	delete(ids, want)
