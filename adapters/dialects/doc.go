@@ -289,6 +289,32 @@
 // mysql-restart's second restart can come after the producer has caught
 // up its schedule and the load is over.
 //
+// go-pgskip was the first dispatcher to run the catalog on PostgreSQL, and
+// its first whole-catalog run (seed 1) found five harness bugs on that
+// path, each fixed where it belongs, with a test:
+//
+//   - the traps' lookup of what an instance holds compared a uuid
+//     message_id column with every id the sink showed (a BullMQ counter id,
+//     a payload's jobId): PostgreSQL refused the whole statement (22P02),
+//     and every trap sprang on any job ("held: unknown"), so crash-window,
+//     dedupe-horizon, lease-expiry and zombie were unknown; the column is
+//     now compared as text (model.Store.MessageExpr);
+//   - the outage landings looked for faults on "mysql", and a PostgreSQL
+//     run records them on "postgres": mysql-outage was unknown
+//     (check.onTarget);
+//   - the producer took pgx's "conn closed" after the postmaster's SIGKILL
+//     for a refused statement, and mysql-restart aborted the run
+//     (workload.lostConnection);
+//   - zombie's finalize trap held a COMMIT whose session the server ended
+//     before the lease did (the relay's idle_in_transaction_session_timeout):
+//     nothing was ever open past its lease for a recovery to meet, yet the
+//     landing asked for it; a hold cut by the connection's end is now
+//     recorded (cut) and counts when it came before the lease end;
+//   - I1 at-least-once compared only stream and list messages' ids, so
+//     BullMQ jobs numbered by BullMQ's counter (the no-jobid plant) passed
+//     as "each under its own message id"; a BullMQ job's id is now its
+//     message id.
+//
 // # Known misses
 //
 //   - a correct cursor relay (go-cursor) is unknown in crash-window and
