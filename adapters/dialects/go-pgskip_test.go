@@ -26,7 +26,7 @@ const pgSkip = "go-pgskip"
 // mysql-restart SIGKILLs the postmaster and restarts it on its data;
 // graceful-shutdown is its release.
 var pgSkipSubset = []sized{{"baseline", 200}, {"lock-conflicts", 400}, {"lost-reply-mysql-commit", 400},
-	{"mysql-restart", 600}, {"graceful-shutdown", 300}}
+	{"mysql-restart", 800}, {"graceful-shutdown", 300}}
 
 // pgSkipPlants are go-pgskip's planted bugs, each with the scenario that
 // must catch it and the invariant that must fail.
