@@ -81,6 +81,13 @@
 //	                                   (never now(), the transaction's start); SKIP      consumer removed it
 //	                                   LOCKED claims, writes fenced by owner, attempt
 //	                                   count and a running lease (node-pgtimes_test.go)
+//	go-pgskip                 Go       the first on PostgreSQL (store: postgres): status  BullMQ add per message, pipelined per batch
+//	                                   words new/leased/done/dead, BIGSERIAL id, uuid    (jobId = message_id, data = the payload,
+//	                                   message_id, no jobs table; one-statement SKIP     queue = the queue column); at-least-once:
+//	                                   LOCKED claim with a lease and a token on          a re-add after removeOnComplete makes the
+//	                                   clock_timestamp(); each delivery under its rows'  job again under its own id
+//	                                   locks, the session's idle_in_transaction timeout
+//	                                   shorter than the lease (tests: go-pgskip_test.go)
 //
 // # Planted bugs
 //
@@ -131,6 +138,11 @@
 //	                                                         processed_at IS NULL)
 //	node-pgtimes              new-id-on-republish            (issue 22: a re-add under a    I1  crash-window
 //	                                                         fresh uuid, at-least-once)
+//	go-pgskip                 unfenced-finalize              unfenced-finalize              I5  zombie
+//	go-pgskip                 backoff-at-tx-start            (issue 23: available_at from   I6  lost-reply-redis
+//	                                                         now(), the transaction's
+//	                                                         start, before a slow add)
+//	go-pgskip                 no-jobid                       no-jobid                       I1  baseline
 //
 // (*) with the consumer leaving the jobs rows created, as crash-window does:
 // otherwise a retry after the lost reply often finds its job already run,
@@ -183,7 +195,8 @@
 // fail, or unknown when the fault that exposes it did not land. Both are
 // skipped with -short. A dialect of another outbox shape has a test file of
 // its own that does the same (go-cursor_test.go, go-timestamps_test.go,
-// node-delete_test.go).
+// node-delete_test.go, go-pgskip_test.go; the last on a private PostgreSQL
+// that the local environment starts for it).
 //
 // # What the dialects found in the harness
 //
@@ -286,6 +299,32 @@
 // traps than they need before the load ends (unknown, never a pass), and
 // mysql-restart's second restart can come after the producer has caught
 // up its schedule and the load is over.
+//
+// go-pgskip was the first dispatcher to run the catalog on PostgreSQL, and
+// its first whole-catalog run (seed 1) found five harness bugs on that
+// path, each fixed where it belongs, with a test:
+//
+//   - the traps' lookup of what an instance holds compared a uuid
+//     message_id column with every id the sink showed (a BullMQ counter id,
+//     a payload's jobId): PostgreSQL refused the whole statement (22P02),
+//     and every trap sprang on any job ("held: unknown"), so crash-window,
+//     dedupe-horizon, lease-expiry and zombie were unknown; the column is
+//     now compared as text (model.Store.MessageExpr);
+//   - the outage landings looked for faults on "mysql", and a PostgreSQL
+//     run records them on "postgres": mysql-outage was unknown
+//     (check.onTarget);
+//   - the producer took pgx's "conn closed" after the postmaster's SIGKILL
+//     for a refused statement, and mysql-restart aborted the run
+//     (workload.lostConnection);
+//   - zombie's finalize trap held a COMMIT whose session the server ended
+//     before the lease did (the relay's idle_in_transaction_session_timeout):
+//     nothing was ever open past its lease for a recovery to meet, yet the
+//     landing asked for it; a hold cut by the connection's end is now
+//     recorded (cut) and counts when it came before the lease end;
+//   - I1 at-least-once compared only stream and list messages' ids, so
+//     BullMQ jobs numbered by BullMQ's counter (the no-jobid plant) passed
+//     as "each under its own message id"; a BullMQ job's id is now its
+//     message id.
 //
 // # Known misses
 //

@@ -82,7 +82,7 @@ var landingNoun = map[string][3]string{
 	history.LandCrashWindow:   {"kill", "kills", "fell inside an add->finalize window"},
 	history.LandZombie:        {"pause", "pauses", "held a claim past its lease with the add done and the finalize not written"},
 	history.LandDeadOwner:     {"claim", "claims", "of dead owners expired unfinished"},
-	history.LandFinalizeHeld:  {"finalize", "finalizes", "held open (its COMMIT held back) well past its lease end"},
+	history.LandFinalizeHeld:  {"finalize", "finalizes", "held open (its COMMIT held back) well past its lease end, or ended by its database before it"},
 	history.LandLostReply:     {"reply", "replies", "dropped after the request ran"},
 	history.LandOutageFailed:  {"event", "events", "met a transient failure inside the outage"},
 	history.LandOutageStalled: {"event", "events", "failed or waited inside the outage"},
@@ -249,6 +249,16 @@ func faultCount(f history.Fault, param string) int {
 // lease end by heldPast: a hold released just after the lease end gave no
 // recovery the chance to meet the open finalize, and a pass would say
 // nothing.
+//
+// A hold cut (the connection ended while the COMMIT was held, so it never
+// reached the server, which rolled the finalize back) counts too when it
+// ended before the lease of a claim the instance held open through it
+// (within ClockSlack: the proxy sees the end when the client closes its
+// side, after the server ended the session): the
+// dispatcher's database ended the finalize before its lease did (a
+// PostgreSQL session's idle_in_transaction_session_timeout shorter than
+// the lease), so no recovery can ever meet an open finalize of it, and no
+// longer hold could have made one.
 func (ix *index) heldFinalizes() int {
 	n := 0
 	past := heldPast(ix.run.Meta.Tuning)
@@ -257,6 +267,12 @@ func (ix *index) heldFinalizes() int {
 			continue
 		}
 		end := faultEnd(ix.run, f)
+		if f.Params["cut"] == "true" && ix.anyHold(f.Target, func(h hold) bool {
+			return h.Until != nil && !h.Start.After(end) && !end.After(h.Until.Add(ClockSlack)) && (h.End == nil || h.End.At.After(end))
+		}) {
+			n++
+			continue
+		}
 		if ix.anyHold(f.Target, func(h hold) bool {
 			if h.End == nil || h.EndMove != moveFinalize || h.Until == nil {
 				return false

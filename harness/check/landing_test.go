@@ -90,7 +90,7 @@ func TestLandingFinalizeHeldAcrossTheLeaseEnd(t *testing.T) {
 	l := require1(t, run, history.Requirement{Fault: history.LandFinalizeHeld, AtLeast: 2})
 	require.Equal(t, 1, l.Landed)
 	require.False(t, l.Met)
-	require.Equal(t, "1 finalize held open (its COMMIT held back) well past its lease end; 2 needed", l.Reason)
+	require.Equal(t, "1 finalize held open (its COMMIT held back) well past its lease end, or ended by its database before it; 2 needed", l.Reason)
 }
 
 // A hold released too soon after the lease end (by less than a poll
@@ -107,7 +107,43 @@ func TestLandingFinalizeHeldNeedsToOutlastTheLeaseEnd(t *testing.T) {
 	// The lease ends at 2100; a poll and a quarter lease are 550 ms.
 	require.True(t, require1(t, held(2700), req).Met)
 	require.False(t, require1(t, held(2500), req).Met)
-	require.Equal(t, "0 finalizes held open (its COMMIT held back) well past its lease end; 1 needed", require1(t, held(2500), req).Reason)
+	require.Equal(t, "0 finalizes held open (its COMMIT held back) well past its lease end, or ended by its database before it; 1 needed", require1(t, held(2500), req).Reason)
+}
+
+// A hold the connection's end cut short (cut = "true": the server ended
+// the session, so the held COMMIT never ran and the finalize was rolled
+// back) before the claim's lease end counts: nothing was left open for a
+// recovery to meet, and no longer hold could have left anything. A hold
+// that ran its time before the lease end does not, nor a cut hold of a
+// claim its owner had already finalized.
+func TestLandingFinalizeHeldCutByTheDatabase(t *testing.T) {
+	held := func(cut bool, finalized int) history.Run { return cutAt(cut, finalized, 1700) }
+	req := history.Requirement{Fault: history.LandFinalizeHeld, AtLeast: 1}
+	require.True(t, require1(t, held(true, 0), req).Met)
+	require.False(t, require1(t, held(false, 0), req).Met, "released in time by the hold itself")
+	require.False(t, require1(t, held(true, 400), req).Met, "the claim was finalized before the cut")
+	// The lease ends at 2100: a cut within ClockSlack of it counts, one
+	// later (an open finalize a recovery could meet) does not.
+	require.True(t, require1(t, cutAt(true, 0, 2300), req).Met)
+	require.False(t, require1(t, cutAt(true, 0, 2400), req).Met)
+}
+
+// cutAt is a zombie run whose finalize trap held d1's COMMIT from 200 to
+// end, cut or not, and its claim finalized by d1 at finalized (0: taken
+// over by d2 at 2600 instead).
+func cutAt(cut bool, finalized, end int) history.Run {
+	b := newBuilder("zombie").start(0, "d1", "d2")
+	b.produce(1, "job-1", history.KindValid, 10)
+	b.claim(1, "d1", 100).add("ai-default", "job-1", "job-1", 150).fault("finalize-trap", "d1", 200, end)
+	if cut {
+		withParams(b, map[string]string{"cut": "true"})
+	}
+	if finalized > 0 {
+		b.publish(1, finalized)
+	} else {
+		b.takeover(1, "d2", 2600).publish(1, 2700)
+	}
+	return b.finish(5000, 6000, true)
 }
 
 func TestLandingForDropsBlackBoxRequirementsWithCrashPoints(t *testing.T) {
@@ -365,4 +401,15 @@ func TestLandingHalfOpenTakeovers(t *testing.T) {
 	require.Equal(t, 2, l.Landed)
 	require.False(t, l.Met)
 	require.Equal(t, "2 of 6 planned half-open links held an instance's statement or command while a claim of it ran out its lease and another instance took that claim over; 3 needed", l.Reason)
+}
+
+// A PostgreSQL run records the store's outage on "postgres": the catalog's
+// store requirement (target "mysql") counts it, and a Redis one does not.
+func TestLandingOutageOnThePostgresStore(t *testing.T) {
+	b := newBuilder("mysql-outage").start(0, "d1")
+	b.fault("down", "postgres", 1000, 4000)
+	b.produce(1, "job-1", history.KindValid, 1500).claim(1, "d1", 4100).publish(1, 4150) // held up
+	run := b.finish(5000, 6000, true)
+	require.Equal(t, 1, require1(t, run, history.Requirement{Fault: history.LandOutageStalled, Target: "mysql", AtLeast: 1}).Landed)
+	require.Zero(t, require1(t, run, history.Requirement{Fault: history.LandOutageStalled, Target: "redis", AtLeast: 1}).Landed)
 }

@@ -57,7 +57,12 @@ var recordedCases = map[string]recorded{
 		"go-timestamps: no status column (processed_at, locked_until, attempt counters), no owner column, a Redis stream, at-least-once; claims told by their attempts and writers"},
 	"recorded-go-cursor-commit-order-gaps": {"PPPAAAAAP", nil,
 		"go-cursor: an offsets table whose cursor waits out commit-order gaps; no claims, so I4-I8 are not applicable"},
+	// Passing on PostgreSQL (store: postgres, issue 23).
+	"recorded-go-pgskip-zombie": {"PPPAPNNPP", []move{moveTakeover},
+		"go-pgskip on PostgreSQL: SKIP LOCKED claims with a lease on clock_timestamp(); a paused owner's session ended by the server before its lease, its rows taken over directly"},
 	// Failing: one run per bug class, caught by its invariant.
+	"recorded-go-pgskip-backoff-at-tx-start": {"PPPAPFNNP", []move{moveFailure},
+		"I6: go-pgskip planted backoff-at-tx-start, lost-reply-redis on PostgreSQL: available_at = now() + backoff, now() the delivery transaction's start, before an add that waited out the publish timeout"},
 	"recorded-go-cursor-trusts-id": {"PFPAAAAAP", nil,
 		"I2: go-cursor planted trusts-id, commit-order-gaps: the cursor passes ids whose transactions commit behind it"},
 	"recorded-node-owner-round-no-job-id": {"FPPPPNNPP", nil,

@@ -18,9 +18,13 @@ type commitHold struct {
 }
 
 // HeldCommit is one COMMIT a commit-hold fault held: when it reached the
-// proxy, and when it was sent on (zero while still held).
+// proxy, and when it was sent on (zero while still held). Cut says the
+// hold ended before its time because its connection ended (the server or
+// the client closed it: the COMMIT never reached the server, whose
+// transaction was rolled back) or the fault was removed.
 type HeldCommit struct {
 	At, Released time.Time
+	Cut          bool
 }
 
 func newCommitHold(times int, hold time.Duration) *commitHold {
@@ -46,11 +50,11 @@ func (c *commitHold) take(now time.Time) int {
 	return len(c.holds) - 1
 }
 
-func (c *commitHold) release(i int, now time.Time) {
+func (c *commitHold) release(i int, now time.Time, cut bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.holds[i].Released.IsZero() {
-		c.holds[i].Released = now
+		c.holds[i].Released, c.holds[i].Cut = now, cut
 	}
 }
 
@@ -114,11 +118,28 @@ func (p *parking) signal() <-chan struct{} {
 	return p.sig
 }
 
+// unpark ends the hold when its time is up.
 func (p *parking) unpark() {
 	if p.parked {
 		p.parked, p.done = false, true
-		p.ch.release(p.idx, time.Now())
+		p.ch.release(p.idx, time.Now(), false)
 	}
+}
+
+// end ends the hold at the filter's flush: the connection ended, or the
+// fault was removed. Before the hold's time was up, the hold was cut.
+func (p *parking) end() {
+	if !p.parked {
+		return
+	}
+	cut := true
+	select {
+	case <-p.sig:
+		cut = false
+	default:
+	}
+	p.parked, p.done = false, true
+	p.ch.release(p.idx, time.Now(), cut)
 }
 
 // commitHoldFilter finds COM_QUERY COMMIT packets in the client's stream,
@@ -152,6 +173,6 @@ func (w *commitHoldFilter) wake() []byte {
 }
 
 func (w *commitHoldFilter) flush() ([]byte, bool) {
-	w.unpark()
+	w.end()
 	return w.flushHeld()
 }

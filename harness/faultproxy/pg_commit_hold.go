@@ -43,6 +43,6 @@ func (w *pgCommitHoldFilter) wake() []byte {
 }
 
 func (w *pgCommitHoldFilter) flush() ([]byte, bool) {
-	w.unpark()
+	w.end()
 	return w.flushHeld()
 }

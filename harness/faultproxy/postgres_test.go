@@ -356,6 +356,44 @@ func TestCommitHoldPostgresKeepsTheRowLocksUntilReleased(t *testing.T) {
 	}
 }
 
+// A held COMMIT whose session the server ends (its
+// idle_in_transaction_session_timeout ran out while the COMMIT was held)
+// never commits: the hold is released when the connection ends, before its
+// time, and says it was cut. One that runs its time is not.
+func TestCommitHoldPostgresSaysWhenTheServerCutIt(t *testing.T) {
+	ctx := localtest.Context(t)
+	direct, p, u := pgLink(t, 1, counterTable...)
+	c := pgConnect(t, ctx, u)
+	id := added(t, p, CommitHoldMySQL{Hold: 5 * time.Second}.OnStore(StorePostgres))
+	_, err := c.Exec(ctx, "BEGIN")
+	require.NoError(t, err)
+	_, err = c.Exec(ctx, "SET LOCAL idle_in_transaction_session_timeout = 300")
+	require.NoError(t, err)
+	_, err = c.Exec(ctx, "UPDATE t SET v = 7 WHERE id = 1")
+	require.NoError(t, err)
+	require.Error(t, pgCommits[0].commit(ctx, c), "the server ended the session")
+	var h []HeldCommit
+	eventually(t, "the hold ends with the connection", func() error {
+		if h, err = p.Held(id); err != nil || len(h) != 1 || h[0].Released.IsZero() {
+			return sql.ErrNoRows
+		}
+		return nil
+	})
+	require.True(t, h[0].Cut, "released at %s, %s after it was held", h[0].Released, h[0].Released.Sub(h[0].At))
+	require.Less(t, h[0].Released.Sub(h[0].At), 5*time.Second)
+	require.Equal(t, 0, countRows(t, ctx, direct, "v = 7"), "rolled back")
+
+	c = pgConnect(t, ctx, u)
+	id = added(t, p, CommitHoldMySQL{Hold: 200 * time.Millisecond}.OnStore(StorePostgres))
+	_, err = c.Exec(ctx, "BEGIN")
+	require.NoError(t, err)
+	require.NoError(t, pgCommits[0].commit(ctx, c))
+	h, err = p.Held(id)
+	require.NoError(t, err)
+	require.Len(t, h, 1)
+	require.False(t, h[0].Cut)
+}
+
 // With all three PostgreSQL faults on a link, what is neither a locking
 // statement nor a COMMIT passes unchanged, in both protocols: values far
 // larger than what the filters look at, a COPY, a rollback, a notice.

@@ -19,8 +19,10 @@ const (
 	// the claim's lease ran out before the COMMIT went on: the finalize's
 	// row locks were held across its lease end, where a recovery or a
 	// claim by id meets them. It counts when the COMMIT stayed held a
-	// poll interval and a quarter lease past the lease end
-	// (check.heldFinalizes).
+	// poll interval and a quarter lease past the lease end, or when the
+	// connection ended while the COMMIT was held, before the claim's lease
+	// end, so the database rolled the finalize back before any recovery
+	// could meet it (check.heldFinalizes).
 	LandFinalizeHeld = "finalize-held"
 	// LandDeadOwner: an instance died holding a claim that was not closed
 	// before its lease ran out (an expired claim of a dead owner).

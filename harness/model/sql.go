@@ -144,11 +144,15 @@ func (s Store) JobExpr(m schema.Mapping) string {
 }
 
 // MessageExpr is the SQL for the id an outbox row's message carries in the
-// sink when the outbox has no jobs table: its message_id column, else its
-// key as text (a binary key in hex: MessageKey turns a uuid into it).
+// sink when the outbox has no jobs table: its message_id column as text,
+// else its key as text (a binary key in hex: MessageKey turns a uuid into
+// it). As text, because the ids compared with it are any the sink holds: a
+// PostgreSQL uuid column compared with a BullMQ counter id or a payload's
+// jobId would fail the whole statement ("invalid input syntax for type
+// uuid").
 func (s Store) MessageExpr(m schema.Mapping) string {
 	if m.Outbox.MessageID != "" && m.Outbox.MessageID != m.Outbox.ID {
-		return s.Dialect.Quote(m.Outbox.MessageID)
+		return s.Dialect.KeyText(s.Dialect.Quote(m.Outbox.MessageID), false)
 	}
 	return s.KeyExpr(m)
 }

@@ -84,8 +84,11 @@
 //	                               Start: SIGSTOP; End: after resume and settle.
 //	finalize-trap     instance     as window-trap, plus held_at and released (when the
 //	                               COMMIT reached the proxy and went on), for (their
-//	                               distance). Start: the hold armed (after the hit,
-//	                               before the finalize); End: the COMMIT released.
+//	                               distance), cut = "true" when the connection ended
+//	                               while the COMMIT was held (it never reached the
+//	                               server: the finalize was rolled back). Start: the
+//	                               hold armed (after the hit, before the finalize);
+//	                               End: the COMMIT released.
 //	window-trap-miss  instance     slot, reason, signals (creations seen while armed),
 //	pause-trap-miss                not_held (of those, not the instance's), dropped
 //	finalize-trap-miss             (signals lost to a full buffer); a finalize trap whose

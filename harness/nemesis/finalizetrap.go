@@ -90,6 +90,11 @@ func (n *Nemesis) holdFinalize(ctx context.Context, slot, instance string, hit s
 	params["job"], params["slot"], params["link"] = hit.Job, slot, n.store+"/"+slot
 	params["held_at"], params["released"] = stamp(held.At), stamp(held.Released)
 	params["for"] = held.Released.Sub(held.At).Round(time.Millisecond).String()
+	if held.Cut {
+		// The connection ended while the COMMIT was held: it never
+		// reached the server, which rolled the finalize back.
+		params["cut"] = "true"
+	}
 	n.rec.StartFault(history.Fault{Kind: FaultFinalizeTrap, Target: instance, Params: params, Start: armed, End: held.Released.UTC()})
 	return true, n.Sleep(ctx, settle)
 }

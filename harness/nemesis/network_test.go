@@ -16,6 +16,8 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
+	"github.com/outboxchaos/outboxchaos/harness/model"
+	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
 
@@ -128,4 +130,33 @@ func TestNetworkBindsDatabaseFaultsToThePostgresStore(t *testing.T) {
 	require.Equal(t, "postgres", r.rec.Snapshot().Faults[2].Target)
 	err := r.n.Network(ctx, "kafka", "", faultproxy.Latency{Latency: time.Millisecond}, time.Millisecond)
 	require.ErrorContains(t, err, `dependency "kafka"`)
+}
+
+// The traps find what an instance holds on a PostgreSQL outbox with no jobs
+// table whose message id is a uuid column: the creation's ids (BullMQ's
+// own, the payload's jobId) are compared with it as text, so an id that is
+// no uuid matches nothing instead of failing the statement.
+func TestHeldEventsOnAPostgresUUIDMessageID(t *testing.T) {
+	direct, _ := localtest.Postgres(t)
+	_, err := direct.Exec(`CREATE TABLE relay (id bigserial PRIMARY KEY, message_id uuid NOT NULL, payload jsonb NOT NULL,
+		status text NOT NULL DEFAULT 'new', locked_by text NULL)`)
+	require.NoError(t, err)
+	const msg = "651873b8-7b4a-4747-b00b-be504ca9bac9"
+	_, err = direct.Exec(`INSERT INTO relay (message_id, payload, status, locked_by) VALUES
+		($1, '{"jobId":"j-1"}', 'leased', 'd1'), (gen_random_uuid(), '{"jobId":"j-2"}', 'leased', 'd2')`, msg)
+	require.NoError(t, err)
+	m := schema.Mapping{
+		Outbox: schema.Outbox{Table: "relay", ID: "id", MessageID: "message_id", Payload: "payload", Status: "status", LockedBy: "locked_by"},
+		OutboxStatus: map[string]string{"new": history.StatusPending, "leased": history.StatusProcessing,
+			"done": history.StatusPublished, "dead": history.StatusFailed},
+	}
+	n := &Nemesis{db: direct, schema: m, dialect: model.Postgres}
+	ctx := localtest.Context(t)
+	for _, jobs := range [][]string{{msg, "j-1"}, {"17", "j-1"}, {"j-1"}} {
+		held := n.heldEvents(ctx, "d1", jobs)
+		require.True(t, held.ok, "%v", jobs)
+		require.Equal(t, []string{"1"}, held.events, "%v: %s", jobs, held.unknown)
+	}
+	held := n.heldEvents(ctx, "d1", []string{"j-2", "42"})
+	require.False(t, held.ok, "d2's row is not d1's")
 }

@@ -241,14 +241,14 @@ func (m *matcher) wait() int {
 
 func (m *matcher) match(ctx context.Context, c observe.Creation) (supervisor.Hit, bool) {
 	instance := m.n.sup.Instances()[m.slot]
-	job, events, ok := m.n.heldEvents(ctx, instance, c.Jobs())
-	if !ok {
+	held := m.n.heldEvents(ctx, instance, c.Jobs())
+	if !held.ok {
 		return supervisor.Hit{}, false
 	}
-	return supervisor.Hit{Job: job, Params: hitParams(c, instance, events)}, true
+	return supervisor.Hit{Job: held.job, Params: hitParams(c, instance, held)}, true
 }
 
-func hitParams(c observe.Creation, instance string, events []string) map[string]string {
+func hitParams(c observe.Creation, instance string, held heldJob) map[string]string {
 	p := map[string]string{
 		"queue": c.Queue, "bull_id": c.JobID, "source": c.Source,
 		history.TrapSeen: c.At.Format(time.RFC3339Nano), "matched": time.Now().UTC().Format(time.RFC3339Nano),
@@ -257,32 +257,42 @@ func hitParams(c observe.Creation, instance string, events []string) map[string]
 	if c.DataJobID != "" {
 		p["data_job_id"] = c.DataJobID
 	}
-	if events == nil {
-		p["held"] = "unknown: the mapping has no locked_by column"
+	if held.events == nil {
+		p["held"] = "unknown: " + held.unknown
 	} else {
-		p["events"] = strings.Join(events, ",")
+		p["events"] = strings.Join(held.events, ",")
 	}
 	return p
+}
+
+// heldJob is what heldEvents found: the job (ok when one counts), the
+// events instance holds for it, or, when nobody can tell (events nil), why.
+type heldJob struct {
+	job     string
+	events  []string
+	unknown string
+	ok      bool
 }
 
 // heldEvents returns the first of jobs whose events instance holds
 // (claimed now, and claimed by it) and those events' ids. Who claimed a row
 // is its locked_by; for an outbox without one, the slot whose account wrote
 // the row last (the history's writer: a dispatcher claims for itself).
-// When neither can tell (no claims in the model, or slots sharing an
-// account), any job counts and events is nil.
-func (n *Nemesis) heldEvents(ctx context.Context, instance string, jobs []string) (string, []string, bool) {
+// When nothing can tell (no claims in the model, slots sharing an account,
+// or a database that would not answer), any job counts, events is nil and
+// unknown says why.
+func (n *Nemesis) heldEvents(ctx context.Context, instance string, jobs []string) heldJob {
 	if len(jobs) == 0 || instance == "" {
-		return "", nil, false
+		return heldJob{}
 	}
 	m := n.schema
 	byOwner := m.Outbox.LockedBy != ""
 	if !byOwner && (len(n.writers) == 0 || n.history == "") {
-		return jobs[0], nil, true
+		return heldJob{job: jobs[0], unknown: "the mapping has no locked_by column and the history no writers", ok: true}
 	}
-	rows, ok := n.claimedRows(ctx, jobs, instance, byOwner)
-	if !ok {
-		return jobs[0], nil, true
+	rows, err := n.claimedRows(ctx, jobs, instance, byOwner)
+	if err != nil {
+		return heldJob{job: jobs[0], unknown: err.Error(), ok: true}
 	}
 	var held string
 	var events []string
@@ -297,16 +307,16 @@ func (n *Nemesis) heldEvents(ctx context.Context, instance string, jobs []string
 			events = append(events, n.eventOfRow(r.key))
 		}
 	}
-	return held, events, held != ""
+	return heldJob{job: held, events: events, ok: held != ""}
 }
 
 // claimedRow is an outbox row claimed now: its key as text and its job.
 type claimedRow struct{ key, job string }
 
 // claimedRows lists the claimed outbox rows of jobs, in key order (those
-// whose locked_by is instance, when byOwner); ok is false when the model
-// has no claims or the database would not answer.
-func (n *Nemesis) claimedRows(ctx context.Context, jobs []string, instance string, byOwner bool) ([]claimedRow, bool) {
+// whose locked_by is instance, when byOwner); an error says the model has
+// no claims or the database would not answer.
+func (n *Nemesis) claimedRows(ctx context.Context, jobs []string, instance string, byOwner bool) ([]claimedRow, error) {
 	m, st, q := n.schema, model.Store{Dialect: n.dialect}, n.dialect.Quote
 	args := make([]any, 0, len(jobs)+1)
 	for _, j := range jobs {
@@ -326,25 +336,31 @@ func (n *Nemesis) claimedRows(ctx context.Context, jobs []string, instance strin
 		args = append(args, instance)
 	}
 	claimed, claimArgs, hasClaims, err := st.ClaimedWhere(m, len(args)+1)
-	if !hasClaims || err != nil {
-		return nil, false
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("the claimed state's SQL: %w", err)
+	case !hasClaims:
+		return nil, fmt.Errorf("the outbox has no claimed state")
 	}
 	query := fmt.Sprintf("SELECT %s, %s FROM %s WHERE %s AND %s ORDER BY %s",
 		st.KeyExpr(m), job, q(m.Outbox.Table), where, claimed, q(m.Outbox.ID))
 	rs, err := n.db.QueryContext(ctx, query, append(args, claimArgs...)...)
 	if err != nil {
-		return nil, false
+		return nil, fmt.Errorf("read the claimed rows: %w", err)
 	}
 	defer rs.Close()
 	var out []claimedRow
 	for rs.Next() {
 		var r claimedRow
-		if rs.Scan(&r.key, &r.job) != nil {
-			return nil, false
+		if err := rs.Scan(&r.key, &r.job); err != nil {
+			return nil, fmt.Errorf("read the claimed rows: %w", err)
 		}
 		out = append(out, r)
 	}
-	return out, rs.Err() == nil
+	if err := rs.Err(); err != nil {
+		return nil, fmt.Errorf("read the claimed rows: %w", err)
+	}
+	return out, nil
 }
 
 // lastWriter is the slot whose account last wrote the outbox row with key,
