@@ -26,20 +26,20 @@ type config struct {
 // plants are the bugs that can be planted.
 var plants = []string{"trusts-id", "ack-before-publish"}
 
-// env reads variables through get and keeps the first problem it finds,
+// vars reads variables through get and keeps the first problem it finds,
 // worded as what to fix.
-type env struct {
+type vars struct {
 	get     func(string) string
 	problem error
 }
 
-func (e *env) bad(format string, a ...any) {
+func (e *vars) bad(format string, a ...any) {
 	if e.problem == nil {
 		e.problem = fmt.Errorf(format, a...)
 	}
 }
 
-func (e *env) str(name, fallback string, required bool) string {
+func (e *vars) str(name, fallback string, required bool) string {
 	v := strings.TrimSpace(e.get(name))
 	if v == "" && required {
 		e.bad("%s is not set", name)
@@ -50,7 +50,7 @@ func (e *env) str(name, fallback string, required bool) string {
 	return v
 }
 
-func (e *env) dur(name string, fallback time.Duration) time.Duration {
+func (e *vars) dur(name string, fallback time.Duration) time.Duration {
 	v := strings.TrimSpace(e.get(name))
 	if v == "" {
 		return fallback
@@ -63,7 +63,7 @@ func (e *env) dur(name string, fallback time.Duration) time.Duration {
 	return d
 }
 
-func (e *env) count(name string, fallback int) int {
+func (e *vars) count(name string, fallback int) int {
 	v := strings.TrimSpace(e.get(name))
 	if v == "" {
 		return fallback
@@ -79,7 +79,7 @@ func (e *env) count(name string, fallback int) int {
 // loadConfig reads the configuration; a bad value is an error that names
 // the variable and what it wants.
 func loadConfig(get func(string) string) (config, error) {
-	e := &env{get: get}
+	e := &vars{get: get}
 	c := config{
 		pgURL:          e.str("OUTBOX_POSTGRES_URL", "", true),
 		redisURL:       e.str("OUTBOX_REDIS_URL", "", true),
