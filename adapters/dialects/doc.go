@@ -74,6 +74,14 @@
 //	                                   no jobs table (topic is the queue); SKIP LOCKED   payload, queue = topic), plus a sent record
 //	                                   claims, finalize fenced by owner and state = 1    (OUTBOX_SENT_TTL, 168h) that keeps a
 //	                                   (tests: go-intstatus_test.go)                     re-publish a no-op after removeOnComplete
+//	go-pgcursor               Go       go-cursor's shape on PostgreSQL (store:           BullMQ add, one script call per message,
+//	                                   postgres): msg_offset BIGSERIAL, each row's       pipelined per batch (jobId = uuid, queue =
+//	                                   txid xid8 (pg_current_xact_id()), the group's     topic); at-least-once, as go-cursor
+//	                                   offset_acked. Turns under an advisory lock; a
+//	                                   row passes when its txid is below
+//	                                   pg_snapshot_xmin, a hole once the xmin passes a
+//	                                   transaction id taken after the read that saw it
+//	                                   (tests: go-pgcursor_test.go)
 //
 // # Planted bugs
 //
@@ -110,6 +118,9 @@
 //	                                                         a fresh message id)
 //	go-cursor                 trusts-id                      (cursor-claim)                 I2  commit-order-gaps
 //	go-cursor                 ack-before-publish             mark-before-enqueue            I3  redis-outage
+//	go-pgcursor               trusts-id                      (cursor-claim: offset > last,  I2  commit-order-gaps
+//	                                                         no snapshot check)
+//	go-pgcursor               ack-before-publish             mark-before-enqueue            I3  redis-outage
 //	node-delete               delete-before-publish          (issue 22: the row deleted,    I3  queue-error (***)
 //	                                                         then pushed)
 //	node-delete               new-id-on-republish            (issue 22: a re-push under a   I1  crash-window
