@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -257,7 +258,7 @@ func (ix *index) outageEvents(target string, stalled bool) int {
 	tn := ix.run.Meta.Tuning
 	tail := tn.PublishTimeout.D() + ClockSlack
 	for _, f := range ix.run.Faults {
-		if !outageKind(f.Kind) || (f.Target != target && !strings.HasPrefix(f.Target, target+"/")) {
+		if !outageKind(f.Kind) || !faultOn(f.Target, target) {
 			continue
 		}
 		end := faultEnd(ix.run, f)
@@ -268,6 +269,17 @@ func (ix *index) outageEvents(target string, stalled bool) int {
 		}
 	}
 	return len(hit)
+}
+
+// faultOn tells whether a fault's target is target or one instance's link
+// to it. A requirement on the store (a scenario says "mysql") is met by a
+// fault on the run's store, whichever it is: on PostgreSQL the fault is
+// recorded on "postgres".
+func faultOn(faultTarget, target string) bool {
+	if slices.Contains(storeNames, target) {
+		return isStoreTarget(faultTarget)
+	}
+	return faultTarget == target || strings.HasPrefix(faultTarget, target+"/")
 }
 
 func outageKind(kind string) bool {

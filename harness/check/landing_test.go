@@ -266,6 +266,20 @@ func TestLandingOutageStalledCountsEventsLeftUnclaimedThroughIt(t *testing.T) {
 	require.Zero(t, require1(t, run, history.Requirement{Fault: history.LandOutageFailed, Target: "mysql", AtLeast: 1}).Landed)
 }
 
+// A scenario's requirement on the store ("mysql") counts an outage of
+// the run's store whichever it is: on PostgreSQL the fault is recorded on
+// "postgres", or on one instance's link to it.
+func TestLandingOutageOnTheStoreCountsPostgres(t *testing.T) {
+	for _, target := range []string{"postgres", "postgres/d1", "mysql/d1"} {
+		b := newBuilder("mysql-outage").start(0, "d1")
+		b.fault("down", target, 1000, 4000)
+		b.produce(1, "job-1", history.KindValid, 1500).claim(1, "d1", 4100).publish(1, 4150) // held up
+		run := b.finish(5000, 6000, true)
+		require.Equal(t, 1, require1(t, run, history.Requirement{Fault: history.LandOutageStalled, Target: "mysql", AtLeast: 1}).Landed, target)
+		require.Zero(t, require1(t, run, history.Requirement{Fault: history.LandOutageStalled, Target: "redis", AtLeast: 1}).Landed, target)
+	}
+}
+
 func verdictOf(v Verdict, _ string) Verdict { return v }
 
 // An event waited in the outage when a claim of it went back to pending
