@@ -83,6 +83,7 @@ func (r *relay) round(ctx context.Context) (turn, error) {
 	if len(passed) == 0 {
 		return turn{}, nil
 	}
+	r.noteHoles(acked, passed)
 	if r.c.plant == "ack-before-publish" {
 		return r.ackThenPublish(ctx, tx, acked, passed)
 	}
@@ -254,4 +255,16 @@ func (r *relay) rollback(tx pgx.Tx) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	_ = tx.Rollback(ctx)
+}
+
+// noteHoles logs each hole the walk passed: offsets handed out to
+// transactions that rolled back.
+func (r *relay) noteHoles(acked int64, passed []message) {
+	next := acked + 1
+	for _, m := range passed {
+		if m.offset > next {
+			r.lg.Printf("passed offsets %d..%d: missing, and every transaction that could hold them has ended", next, m.offset-1)
+		}
+		next = m.offset + 1
+	}
 }
