@@ -82,7 +82,7 @@ func needNode(t *testing.T, d string) {
 // its own (not schema: reference), each tested by its own file
 // (<name>_test.go), with how many planted bugs it has.
 var shapedDialects = map[string]int{timestamps: len(timestampsPlants), goCursor: len(goCursorPlants), nodeDelete: len(nodeDeletePlants),
-	intStatus: len(intStatusPlants), nodePGTimes: len(nodePGTimesPlants), pgSkip: len(pgSkipPlants)}
+	intStatus: len(intStatusPlants), nodePGTimes: len(nodePGTimesPlants), pgSkip: len(pgSkipPlants), goPGCursor: len(goPGCursorPlants)}
 
 // allDialects are the Go and then the Node.js dialects.
 func allDialects() []string { return append(append([]string{}, goDialects...), nodeDialects...) }

@@ -51,3 +51,27 @@ func TestCommitGapsLandForARelayWithoutClaims(t *testing.T) {
 	require.Equal(t, 1, require1(t, cursorRun(false), req).Landed, "event 3 committed at 150, event 2's COMMIT at 900")
 	require.Equal(t, 1, require1(t, cursorRun(true), req).Landed)
 }
+
+// For a relay without claims, an event committed before a restart of the
+// store and published only after it waited through it (the producer
+// commits nothing while the store is down, so no event is produced
+// inside); one published before the restart, or produced after it, did
+// not. An outbox with claims keeps its own rule.
+func TestOutageStallsLandForARelayWithoutClaims(t *testing.T) {
+	run := func(claims bool) history.Run {
+		b := newBuilder("mysql-restart").start(0, "d1")
+		if !claims {
+			b.run.Meta.Model = history.Model{Form: history.FormCursor, Lacks: []string{history.LackAttempts, history.LackBackoff,
+				history.LackClaims, history.LackFailed, history.LackJobs, history.LackLeases, history.LackPoison}}
+		}
+		b.fault("server-restart", "postgres", 1000, 2000)
+		b.produce(1, "job-1", history.KindValid, 900).produce(2, "job-2", history.KindValid, 950).produce(3, "job-3", history.KindValid, 2500)
+		b.add("ai-default", "job-1", "job-1", 920).publishOnly(1, 950)   // before it
+		b.add("ai-default", "job-2", "job-2", 2100).publishOnly(2, 2150) // waited across it
+		b.add("ai-default", "job-3", "job-3", 2550).publishOnly(3, 2600) // after it
+		return b.finish(3000, 3500, true)
+	}
+	req := history.Requirement{Fault: history.LandOutageStalled, Target: "mysql", AtLeast: 1}
+	require.Equal(t, 1, require1(t, run(false), req).Landed)
+	require.Zero(t, require1(t, run(true), req).Landed, "with claims, an event nobody claimed before the outage was not held up by it")
+}

@@ -323,7 +323,9 @@ func (ix *index) deadOwnerClaims() int {
 // timeout and ClockSlack. With stalled it also counts events the outage
 // held up: a claim held across its start that outlived its end, or an
 // event produced early enough inside it to be claimed there (two polls and
-// ClockSlack before its end) but first claimed after it.
+// ClockSlack before its end) but first claimed after it; in an outbox
+// without claims, an event produced before its start and not published
+// or failed by its end.
 func (ix *index) outageEvents(target string, stalled bool) int {
 	hit := map[int64]bool{}
 	tn := ix.run.Meta.Tuning
@@ -368,6 +370,12 @@ func (ix *index) failedInside(event int64, from, to time.Time) bool {
 }
 
 func (ix *index) stalledBy(e history.Event, from, to time.Time) bool {
+	if !ix.run.Meta.Model.Has(history.LackClaims) && !e.Produced.After(from) && !ix.settledBy(e.ID, to) {
+		// No claims to hold across it (a cursor): an event committed
+		// before the outage and still unpublished at its end waited
+		// through it. No event is produced while the store is down.
+		return true
+	}
 	hs := ix.holds[e.ID]
 	for _, h := range hs {
 		if !h.Start.After(from) && (h.End == nil || h.End.At.After(to)) {

@@ -348,9 +348,11 @@
 // or a lock timeout (55P03, "canceling statement due to lock timeout"),
 // one in three, drawn from the fault's seeded generator. A locking
 // statement is UPDATE, DELETE or MERGE, a SELECT with FOR UPDATE, FOR NO
-// KEY UPDATE, FOR SHARE or FOR KEY SHARE, or a WITH statement holding any
-// of them (words in strings, quoted identifiers and comments do not
-// count). The server must end in the state a real lock conflict leaves: it
+// KEY UPDATE, FOR SHARE or FOR KEY SHARE, a SELECT calling an advisory
+// lock function that waits (pg_advisory_lock, pg_advisory_xact_lock, their
+// _shared forms; a turn taken under one meets the same conflicts), or a
+// WITH statement holding any of them (words in strings, quoted identifiers
+// and comments do not count). The server must end in the state a real lock conflict leaves: it
 // aborts the statement, and in a transaction block the transaction, so
 // that the client's next statements fail with 25P02 and its COMMIT rolls
 // back, and its ReadyForQuery says so. The refuser (upstream) therefore

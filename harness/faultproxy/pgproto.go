@@ -3,6 +3,7 @@ package faultproxy
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 	"strings"
 )
 
@@ -447,8 +448,11 @@ func isPGCommit(sql string) bool {
 // timeout: UPDATE, DELETE or MERGE; a SELECT with a locking clause (FOR
 // UPDATE, FOR NO KEY UPDATE, FOR SHARE, FOR KEY SHARE); a WITH statement
 // holding any of these (a CTE that claims rows with FOR UPDATE SKIP
-// LOCKED and updates them). Words inside strings and comments do not
-// count.
+// LOCKED and updates them); a SELECT or WITH calling an advisory lock
+// function that waits (pg_advisory_lock, pg_advisory_xact_lock and their
+// _shared forms: a relay taking turns under one meets the same deadlock
+// and lock timeout; the pg_try_ forms never wait). Words inside strings
+// and comments do not count.
 func isPGLockingStatement(sql string) bool {
 	words, ok := pgWords(sql)
 	for len(words) > 0 && words[0] == "(" {
@@ -461,9 +465,25 @@ func isPGLockingStatement(sql string) bool {
 	case "UPDATE", "DELETE", "MERGE":
 		return true
 	case "SELECT":
-		return hasLockingClause(words)
+		return hasLockingClause(words) || callsWaitingAdvisoryLock(words)
 	case "WITH":
-		return hasLockingClause(words) || containsWord(words, "UPDATE") || containsWord(words, "DELETE") || containsWord(words, "MERGE")
+		return hasLockingClause(words) || callsWaitingAdvisoryLock(words) ||
+			containsWord(words, "UPDATE") || containsWord(words, "DELETE") || containsWord(words, "MERGE")
+	}
+	return false
+}
+
+// waitingAdvisoryLocks are the advisory lock functions that wait for the
+// lock, upper-cased as pgWords reads them.
+var waitingAdvisoryLocks = []string{"PG_ADVISORY_LOCK", "PG_ADVISORY_XACT_LOCK", "PG_ADVISORY_LOCK_SHARED", "PG_ADVISORY_XACT_LOCK_SHARED"}
+
+// callsWaitingAdvisoryLock tells whether words call one of
+// waitingAdvisoryLocks.
+func callsWaitingAdvisoryLock(words []string) bool {
+	for i, w := range words[:max(len(words)-1, 0)] {
+		if words[i+1] == "(" && slices.Contains(waitingAdvisoryLocks, w) {
+			return true
+		}
 	}
 	return false
 }

@@ -81,6 +81,7 @@ func lostConnection(err error) bool {
 	case err == nil:
 		return false
 	case errors.Is(err, driver.ErrBadConn), errors.Is(err, mysql.ErrInvalidConn), errors.Is(err, sql.ErrConnDone),
+		errors.Is(err, pgconn.ErrConnClosed), // pgx: a connection its driver closed (the server went away) since the pool handed it out
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
 		errors.As(err, &ne):
