@@ -118,6 +118,9 @@ func judgeLanding(ix *index, req history.Requirement) Landing {
 	if req.Target != "" {
 		l.Reason += " (" + req.Target + ")"
 	}
+	if req.Fault == history.LandZoneLease || req.Fault == history.LandZoneBackoff {
+		l.Reason += " (" + zonesNote(ix.run.Meta.Zones) + ")"
+	}
 	l.Reason += fmt.Sprintf("; %d needed", req.AtLeast)
 	return l
 }
@@ -558,4 +561,13 @@ func (ix *index) zoneWrites(lease func(hold) bool, move func(move) bool) int {
 		}
 	}
 	return n
+}
+
+// zonesNote says which zones the run recorded, for the zone requirements'
+// reasons.
+func zonesNote(z *history.Zones) string {
+	if z == nil {
+		return "no zones were applied"
+	}
+	return fmt.Sprintf("server %s, UTC%s; instances TZ=%s, UTC%s", z.Server, z.ServerOffset, z.Process, z.ProcessOffset)
 }

@@ -367,15 +367,17 @@ func TestLandingZonesCountLeasesAndBackoffsOnlyWhenTheZonesDiffered(t *testing.T
 	lease := history.Requirement{Fault: history.LandZoneLease, AtLeast: 3}
 	backoff := history.Requirement{Fault: history.LandZoneBackoff, AtLeast: 1}
 
-	require.Zero(t, require1(t, run, lease).Landed, "no zones recorded: nothing landed")
+	l := require1(t, run, lease)
+	require.Zero(t, l.Landed, "no zones recorded: nothing landed")
+	require.Contains(t, l.Reason, "(no zones were applied)")
 	run.Meta.Zones = &history.Zones{Server: "+07:00", ServerOffset: "+07:00", Process: "Asia/Bangkok", ProcessOffset: "+07:00"}
 	require.Zero(t, require1(t, run, lease).Landed, "the same offset on both sides: nothing landed")
 
 	run.Meta.Zones = &history.Zones{Server: "+07:00", ServerOffset: "+07:00", Process: "America/New_York", ProcessOffset: "-05:00"}
-	l := require1(t, run, lease)
+	l = require1(t, run, lease)
 	require.Equal(t, 4, l.Landed)
 	require.True(t, l.Met)
-	require.Equal(t, "4 claims wrote a lease end while the server's time zone and the instances' differed; 3 needed", l.Reason)
+	require.Equal(t, "4 claims wrote a lease end while the server's time zone and the instances' differed (server +07:00, UTC+07:00; instances TZ=America/New_York, UTC-05:00); 3 needed", l.Reason)
 	l = require1(t, run, backoff)
 	require.Equal(t, 1, l.Landed)
 	require.True(t, l.Met, l.Reason)
