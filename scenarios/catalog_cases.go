@@ -225,3 +225,41 @@ func halfOpen() runner.Scenario {
 	})
 	return s
 }
+
+// timeZones runs the store's server in +07:00 (its global time_zone for
+// the run) and the instances with TZ=America/New_York (-05:00 in winter,
+// -04:00 in summer): leases and backoffs written from application time,
+// formatted in the process's zone or in UTC, land hours off the server's
+// NOW(6) (ThreeDotsLabs/watermill #631, fixed by watermill-sql #53;
+// BrighterCommand/Brighter #2194; sidorares/node-mysql2 #658). The
+// history records UTC whatever the sessions' zone (package observe), so
+// I5 (a lease already over when it is claimed), I6 (a backoff in the
+// past) and I8 (recovery judged against the harness's record of the kill)
+// judge them on the database clock. The last queue is broken for 1.5 s
+// so that transient failures write backoffs, and one instance is killed
+// holding a claim so that a lease is recovered.
+func timeZones() runner.Scenario {
+	s := base("time-zones", "the store's server in +07:00 and the instances in America/New_York: leases and backoffs must be written on the database clock (NOW(6)), not from application time in the process's zone; a queue broken for 1.5 s writes backoffs, and an instance killed holding a claim has its lease recovered", 2, 400)
+	s.Needs = []runner.Needs{runner.NeedServerZone}
+	s.Zones = runner.Zones{Server: param(&s, "server_zone", "+07:00"), Process: param(&s, "process_tz", "America/New_York")}
+	s.Tuning.MaxAttempts = 10 // the break cannot exhaust the attempts: every valid event ends published
+	s.Exercises = []string{"I5", "I6", "I8"}
+	s.Landing = []history.Requirement{
+		{Fault: history.LandZoneLease, AtLeast: 50},
+		{Fault: history.LandZoneBackoff, AtLeast: 3},
+		{Fault: history.LandDeadOwner, AtLeast: 1},
+	}
+	broken := param(&s, "broken_for", 1500*time.Millisecond)
+	s.Script = after(500*time.Millisecond, func(ctx context.Context, n *nemesis.Nemesis) error {
+		return both(ctx,
+			func(ctx context.Context) error { return breakLastQueue(broken)(ctx, n) },
+			func(ctx context.Context) error {
+				if !n.HasCrashPoints() {
+					_, err := n.TrapCrashes(ctx, 1, 5*time.Second, 15*time.Second)
+					return err
+				}
+				return crashAny(ctx, n, contract.AfterClaim, 2)
+			})
+	})
+	return s
+}

@@ -167,20 +167,22 @@ func requireReportExplains(t *testing.T, o runner.Outcome, r check.Result) {
 // would. mysql-restart's second restart runs while the pause trap holds d1
 // stopped with a claim, as its sleep at after-enqueue does with crash
 // points. The network scenarios are the same for a black box; of them,
-// transient-states and half-open run here too, since their mutants
-// (transient-as-permanent, no-timeouts-unfenced) are a black box's bugs as
-// much as a white box's; half-open reaches the finalize from outside
-// already (its network trap).
+// transient-states, half-open and time-zones run here too, since their
+// mutants (transient-as-permanent, no-timeouts-unfenced, local-zone-times)
+// are a black box's bugs as much as a white box's; half-open reaches the
+// finalize from outside already (its network trap), and time-zones kills
+// from outside by the window trap.
 var blackBoxScenarios = map[string]string{
 	"crash-window": "crash-window", "lease-expiry": "lease-expiry", "zombie": "zombie",
 	"redis-outage": "queue-error", "crash-points": "queue-error", "mysql-restart": "mysql-restart",
 	"transient-states": "transient-states", "half-open": "half-open",
+	"time-zones": "time-zones",
 }
 
 // The "prove it on black boxes": every mutant whose scenario has a
 // black-box path runs with its crash points hidden (mutant:NAME:blackbox)
 // and must never pass: its invariant fails, or the run is unknown because a
-// fault did not land where it matters. Fifteen runs in sequence, about
+// fault did not land where it matters. Sixteen runs in sequence, about
 // four minutes on two cores.
 func TestBlackBoxMutantsNeverPass(t *testing.T) {
 	e := endToEnd(t)

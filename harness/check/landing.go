@@ -93,6 +93,8 @@ var landingNoun = map[string][3]string{
 	history.LandSQLError:      {"statement", "statements", "answered with a deadlock or lock wait timeout"},
 	history.LandServerState:   {"write", "writes", "answered with a server state's error (READONLY, LOADING, OOM)"},
 	history.LandHalfOpen:      {"half-open link", "half-open links", "held an instance's statement or command while a claim of it ran out its lease and another instance took that claim over"},
+	history.LandZoneLease:     {"claim", "claims", "wrote a lease end while the server's time zone and the instances' differed"},
+	history.LandZoneBackoff:   {"transient failure", "transient failures", "wrote a backoff while the server's time zone and the instances' differed"},
 }
 
 func judgeLanding(ix *index, req history.Requirement) Landing {
@@ -115,6 +117,9 @@ func judgeLanding(ix *index, req history.Requirement) Landing {
 	}
 	if req.Target != "" {
 		l.Reason += " (" + req.Target + ")"
+	}
+	if req.Fault == history.LandZoneLease || req.Fault == history.LandZoneBackoff {
+		l.Reason += " (" + zonesNote(ix.run.Meta.Zones) + ")"
 	}
 	l.Reason += fmt.Sprintf("; %d needed", req.AtLeast)
 	return l
@@ -146,6 +151,10 @@ func countLanded(ix *index, req history.Requirement) int {
 		return ix.commitGaps()
 	case history.LandSQLError:
 		return sumFaultParam(ix.run, func(k string) bool { return k == "sql-error" }, "answered")
+	case history.LandZoneLease:
+		return ix.zoneWrites(func(h hold) bool { return h.Until != nil }, nil)
+	case history.LandZoneBackoff:
+		return ix.zoneWrites(nil, func(m move) bool { return m == moveFailure })
 	case history.LandServerState:
 		return sumFaultParam(ix.run, func(k string) bool { return k == "redis-state" }, "answered")
 	case history.LandHalfOpen:
@@ -563,4 +572,37 @@ func sumFaultParam(run history.Run, kind func(string) bool, param string) int {
 		}
 	}
 	return n
+}
+
+// zoneWrites counts, when the run's zones differed (Meta.Zones, recorded
+// when the harness applied them), the claims whose hold passes lease and
+// the outbox moves that pass move; none when the zones were the same or
+// not applied.
+func (ix *index) zoneWrites(lease func(hold) bool, move func(move) bool) int {
+	if !ix.run.Meta.Zones.Differ() {
+		return 0
+	}
+	n := 0
+	for _, e := range ix.events {
+		for _, h := range ix.holds[e.ID] {
+			if lease != nil && lease(h) {
+				n++
+			}
+		}
+		for _, m := range ix.moves[e.ID] {
+			if move != nil && move(m) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// zonesNote says which zones the run recorded, for the zone requirements'
+// reasons.
+func zonesNote(z *history.Zones) string {
+	if z == nil {
+		return "no zones were applied"
+	}
+	return fmt.Sprintf("server %s, UTC%s; instances TZ=%s, UTC%s", z.Server, z.ServerOffset, z.Process, z.ProcessOffset)
 }

@@ -413,3 +413,34 @@ func TestLandingOutageOnThePostgresStore(t *testing.T) {
 	require.Equal(t, 1, require1(t, run, history.Requirement{Fault: history.LandOutageStalled, Target: "mysql", AtLeast: 1}).Landed)
 	require.Zero(t, require1(t, run, history.Requirement{Fault: history.LandOutageStalled, Target: "redis", AtLeast: 1}).Landed)
 }
+
+// zone-lease and zone-backoff count the claims that wrote a lease end and
+// the transient failures that wrote a backoff, only when the run recorded
+// that the server's zone and the instances' differed.
+func TestLandingZonesCountLeasesAndBackoffsOnlyWhenTheZonesDiffered(t *testing.T) {
+	b := newBuilder("time-zones").start(0, "d1", "d2")
+	for i := int64(1); i <= 3; i++ {
+		b.produce(i, "job-"+itoa(i), history.KindValid, 10)
+	}
+	b.claim(1, "d1", 100).failTransient(1, 200, "redis: queue broken", 300*time.Millisecond).claim(1, "d2", 600).publish(1, 700)
+	b.claim(2, "d1", 100).publish(2, 150)
+	b.claim(3, "d2", 100).publish(3, 150)
+	run := b.finish(1000, 1100, true)
+	lease := history.Requirement{Fault: history.LandZoneLease, AtLeast: 3}
+	backoff := history.Requirement{Fault: history.LandZoneBackoff, AtLeast: 1}
+
+	l := require1(t, run, lease)
+	require.Zero(t, l.Landed, "no zones recorded: nothing landed")
+	require.Contains(t, l.Reason, "(no zones were applied)")
+	run.Meta.Zones = &history.Zones{Server: "+07:00", ServerOffset: "+07:00", Process: "Asia/Bangkok", ProcessOffset: "+07:00"}
+	require.Zero(t, require1(t, run, lease).Landed, "the same offset on both sides: nothing landed")
+
+	run.Meta.Zones = &history.Zones{Server: "+07:00", ServerOffset: "+07:00", Process: "America/New_York", ProcessOffset: "-05:00"}
+	l = require1(t, run, lease)
+	require.Equal(t, 4, l.Landed)
+	require.True(t, l.Met)
+	require.Equal(t, "4 claims wrote a lease end while the server's time zone and the instances' differed (server +07:00, UTC+07:00; instances TZ=America/New_York, UTC-05:00); 3 needed", l.Reason)
+	l = require1(t, run, backoff)
+	require.Equal(t, 1, l.Landed)
+	require.True(t, l.Met, l.Reason)
+}

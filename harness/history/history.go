@@ -81,6 +81,25 @@ type Meta struct {
 	// Model is what the dispatcher's outbox can express (shape.go); zero
 	// for the contract's own shape.
 	Model Model `json:"model,omitzero"`
+	// Zones is what the harness applied of a scenario's time zones, as it
+	// read them back; nil when the scenario sets none.
+	Zones *Zones `json:"zones,omitempty"`
+}
+
+// Zones are the time zones a run's store server and dispatcher processes
+// ran in: the server's global time_zone as read back after the harness set
+// it, the offset from UTC a new session's NOW() showed, the TZ the
+// instances were started with and its offset at the run's start (+hh:mm).
+type Zones struct {
+	Server        string `json:"server"`
+	ServerOffset  string `json:"server_offset"`
+	Process       string `json:"process"`
+	ProcessOffset string `json:"process_offset"`
+}
+
+// Differ tells whether the server's and the processes' offsets differed.
+func (z *Zones) Differ() bool {
+	return z != nil && z.ServerOffset != "" && z.ProcessOffset != "" && z.ServerOffset != z.ProcessOffset
 }
 
 // Conventions are an adapter's declarations about how the dispatcher gives a

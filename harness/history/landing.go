@@ -64,6 +64,13 @@ const (
 	// its lease unfinished and was taken over, or recovered, by another
 	// instance before the fault ended.
 	LandHalfOpen = "half-open"
+	// LandZoneLease: a claim wrote a lease end (locked_until) while the
+	// store's server and the instances ran in different time zones
+	// (Meta.Zones, as the harness applied them).
+	LandZoneLease = "zone-lease"
+	// LandZoneBackoff: a transient failure wrote a backoff (a return to
+	// pending with available_at in the future) while the zones differed.
+	LandZoneBackoff = "zone-backoff"
 )
 
 // Requirement is one landing requirement of a scenario.

@@ -25,8 +25,17 @@
 // must re-read from an older seq and drop what it has seen.
 //
 // Times: NOW(6) is in the writing session's time zone, as are the values the
-// dispatcher writes with NOW(6); ReadTransitions reads DATETIME values as
-// UTC. Run the server (and the dispatcher's sessions) in UTC. Temporal
+// dispatcher writes with NOW(6). The triggers record UTC: the record's time
+// is UTC_TIMESTAMP(6) (the same instant as the statement's NOW(6)), and
+// available_at and locked_until are converted from the writing session's
+// time zone (CONVERT_TZ from @@session.time_zone), so a server running in
+// +07:00, or a session that set its own zone, does not shift the history
+// against the harness's clock; ReadTransitions reads them as UTC. A value a
+// dispatcher wrote in another zone than its session's (application time
+// formatted in the process's zone) is converted as if it were the
+// session's, and lands hours off, as it does for the dispatcher's own
+// comparisons with NOW(6). ScanFinal converts published_at and created_at
+// from the reading session's zone, the server's global one. Temporal
 // columns must be DATETIME or TIMESTAMP; InstallTriggers refuses other types
 // rather than install a trigger that could fail the dispatcher's writes.
 //

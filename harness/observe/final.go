@@ -151,6 +151,9 @@ func ScanOutboxRows(ctx context.Context, db *sql.DB, m schema.Mapping) ([]histor
 // scanOutbox reads every outbox row: its key as text (Row; ID when it is
 // an integer), its status as the model computes it now, and what else the
 // mapping names. harness/model's DeriveFinal keys them by event.
+// published_at and created_at are converted to UTC from the reading
+// session's time zone, which is the writers' when every session takes the
+// server's global zone (the runner sets no other).
 func scanOutbox(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.OutboxRow, error) {
 	o := m.Outbox
 	cols, err := columnList(ctx, db, o.Table)
@@ -165,7 +168,7 @@ func scanOutbox(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.Ou
 	key := keyExpr(ident, modelTable{key: o.ID, columns: cols})
 	q := fmt.Sprintf("SELECT %s, COALESCE(%s, ''), COALESCE(%s, ''), %s, %s, %s, %s, %s FROM %s ORDER BY %s",
 		key, colOr(o.EventType, "NULL"), colOr(o.AggregateID, "NULL"), status, "COALESCE("+colOr(o.Attempts, "0")+", 0)",
-		colOr(o.LastError, "NULL"), timeText(colOr(o.PublishedAt, "NULL")), timeText(colOr(o.CreatedAt, "NULL")),
+		colOr(o.LastError, "NULL"), timeText(utc(colOr(o.PublishedAt, "NULL"))), timeText(utc(colOr(o.CreatedAt, "NULL"))),
 		ident(o.Table), ident(o.ID))
 	return scanAll(ctx, db, "outbox rows", q, nil, func(rows *sql.Rows) (history.OutboxRow, error) {
 		return scanOutboxRow(rows, m)

@@ -107,7 +107,7 @@ func recordRow(m schema.Mapping, t modelTable, event string, statusExpr func(sid
 	if event == "DELETE" {
 		newSide = ""
 	}
-	head := []string{quoteString(t.kind), keyExpr(func(c string) string { return col(cur, c) }, t), quoteString(strings.ToLower(event)), "NOW(6)"}
+	head := []string{quoteString(t.kind), keyExpr(func(c string) string { return col(cur, c) }, t), quoteString(strings.ToLower(event)), "UTC_TIMESTAMP(6)"}
 	o := m.Outbox
 	switch {
 	case t.kind == history.TableOutbox && m.StatusWords():
@@ -120,12 +120,24 @@ func recordRow(m schema.Mapping, t modelTable, event string, statusExpr func(sid
 		head = append(head, "NULL", "NULL")
 	}
 	if t.kind == history.TableOutbox {
-		head = append(head, col(cur, o.Attempts), col(cur, o.AvailableAt), col(cur, o.LockedBy), col(cur, o.LockToken),
-			col(cur, o.LockedUntil), col(cur, o.LastError), col(old, o.LockToken), col(old, o.LastError))
+		head = append(head, col(cur, o.Attempts), utc(col(cur, o.AvailableAt)), col(cur, o.LockedBy), col(cur, o.LockToken),
+			utc(col(cur, o.LockedUntil)), col(cur, o.LastError), col(old, o.LockToken), col(old, o.LastError))
 	} else {
 		head = append(head, "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL")
 	}
 	return strings.Join(append(head, writerExpr, imageExpr(newSide, t.columns), imageExpr(old, t.columns)), ", ")
+}
+
+// utc is a DATETIME or TIMESTAMP value as the writing session sees it (a
+// trigger runs in the writer's session), converted from that session's
+// time zone to UTC, so a server or session running in another zone than
+// UTC does not shift the history; NULL stays NULL. CONVERT_TZ returns a
+// value outside the TIMESTAMP range unconverted.
+func utc(expr string) string {
+	if expr == "NULL" {
+		return expr
+	}
+	return "CONVERT_TZ(" + expr + ", @@session.time_zone, '+00:00')"
 }
 
 // keyExpr is the row's key as text, ref rendering the key column: a

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/store"
 )
@@ -64,6 +65,9 @@ func (r *session) openDatabase(ctx context.Context) error {
 		return err
 	}
 	r.db = db
+	if err := r.applyZones(ctx); err != nil {
+		return err
+	}
 	m := r.o.Adapter.Schema()
 	for _, stmt := range m.DDL {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
@@ -73,5 +77,29 @@ func (r *session) openDatabase(ctx context.Context) error {
 	if err := st.InstallTriggers(ctx, db, m); err != nil {
 		return fmt.Errorf("install history triggers: %w", err)
 	}
+	return nil
+}
+
+// applyZones sets the scenario's server time zone before any session of
+// the run opens (the harness's pool has none yet: only the schema below
+// and later phases open them), and records what it applied.
+func (r *session) applyZones(ctx context.Context) error {
+	z := r.o.Scenario.Zones
+	if z.IsZero() {
+		return nil
+	}
+	md, ok := r.dbs.(*mysqlDatabase)
+	if !ok {
+		return fmt.Errorf("time zones: %s", serverZoneMissing(r.o.Env, true))
+	}
+	global, offset, err := applyServerZone(ctx, md.admin, r.db, z.Server, &r.closers)
+	if err != nil {
+		return fmt.Errorf("time zones: %w", err)
+	}
+	if r.zones, err = zonesApplied(z, global, offset, time.Now()); err != nil {
+		return fmt.Errorf("time zones: %w", err)
+	}
+	r.log("setup: the server's time zone is %s (a new session's NOW() is UTC%s), the instances' TZ %s (UTC%s)",
+		r.zones.Server, r.zones.ServerOffset, r.zones.Process, r.zones.ProcessOffset)
 	return nil
 }

@@ -39,8 +39,21 @@
 //
 // A scenario needing a capability the adapter lacks (Needs: crash points,
 // graceful SIGTERM, server control, an in-place MySQL restart, a clock skew
-// mechanism (NeedClockSkew), the ordering promise (NeedOrdering)) is
+// mechanism (NeedClockSkew), the ordering promise (NeedOrdering), a MySQL
+// server whose time zone the harness may set (NeedServerZone)) is
 // skipped with the reason (Missing).
+//
+// # Time zones
+//
+// A scenario with Zones (zones.go) runs the store's server and the
+// instances in different zones: setup sets the server's global time_zone
+// (SET GLOBAL, through the environment's admin connection, before any
+// session of the run opens, so the harness's and the instances' sessions
+// all start in it; the earlier value is restored when the run ends) and
+// gives each instance TZ. It reads both back (the global value, a new
+// session's NOW() against UTC_TIMESTAMP(), the TZ's offset) into
+// Meta.Zones, which the landing requirements zone-lease and zone-backoff
+// read. The history is UTC whatever the zone (package observe).
 //
 // # What a run returns
 //

@@ -36,6 +36,9 @@ func (r *session) contractEnv(slot string) (map[string]string, error) {
 		"OUTBOX_BACKOFF_MAX":     t.BackoffMax.D().String(),
 		"OUTBOX_PUBLISH_TIMEOUT": t.PublishTimeout.D().String(),
 	})
+	if z := r.o.Scenario.Zones; !z.IsZero() {
+		vars["TZ"] = z.Process // the instances' own zone (zones.go)
+	}
 	return vars, nil
 }
 

@@ -135,6 +135,8 @@ func Missing(s Scenario, a supervisor.Adapter, e env.Env) string {
 			return "the " + e.Name() + " environment cannot kill and restart servers"
 		case n == NeedMySQLRestart && storeRestartMissing(e, pg) != "":
 			return storeRestartMissing(e, pg)
+		case n == NeedServerZone && serverZoneMissing(e, pg) != "":
+			return serverZoneMissing(e, pg)
 		}
 		if why := missingClockOrOrder(n, caps.Clock, caps.Ordering); why != "" {
 			return why
@@ -226,6 +228,7 @@ type session struct {
 	stopBg  context.CancelFunc
 	bgDone  chan error
 	closers []func() error
+	zones   *history.Zones // the scenario's zones as applied; nil for none
 }
 
 func (r *session) setup(ctx context.Context) error {
@@ -298,7 +301,7 @@ func (r *session) startRecorder(ctx context.Context) error {
 		Exercises: append([]string(nil), s.Exercises...), Started: time.Now().UTC(),
 		Landing:  history.LandingFor(s.Landing, r.o.Adapter.Capabilities().CrashPoints),
 		Consumer: s.Consumer, RemoveOnEnd: s.RemoveOnComplete, Conventions: conventionsOf(r.o.Adapter),
-		Ordering: r.o.Adapter.Capabilities().Ordering, Model: OutboxModel(r.o.Adapter),
+		Ordering: r.o.Adapter.Capabilities().Ordering, Model: OutboxModel(r.o.Adapter), Zones: r.zones,
 	})
 	return nil
 }

@@ -72,6 +72,10 @@ type Scenario struct {
 	// crashes planned, an outage's length), shown in reports and
 	// results.json with the ones ShownParams derives from the fields.
 	Params map[string]string
+	// Zones runs the store's server and the instances in different time
+	// zones (zones.go; needs NeedServerZone); zero for UTC and the
+	// harness's own TZ.
+	Zones Zones
 }
 
 // ShownParams is what reports and results.json show of the scenario: Params,
@@ -116,6 +120,9 @@ func (s Scenario) Validate() error {
 		return err
 	}
 	if err := s.Hold.Validate(); err != nil {
+		return fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	if err := s.Zones.Validate(); err != nil {
 		return fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
 	return validateTuning(s.Name, s.Tuning)

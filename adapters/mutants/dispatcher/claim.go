@@ -113,6 +113,9 @@ func (d *Dispatcher) markClaimed(ctx context.Context, ex querier, b *batch, guar
 	if !d.flow.dbClockLease {
 		lease, leaseArg = `?`, time.Now().Add(d.cfg.Lease).UTC() // app-clock-lease: the instance's own clock
 	}
+	if d.flow.localTimes {
+		lease, leaseArg = `?`, localWall(time.Now().Add(d.cfg.Lease)) // local-zone-times
+	}
 	query := `UPDATE ` + dispatchkit.OutboxByID + ` SET status = 'processing', locked_by = ?, lock_token = ?,
 		locked_until = ` + lease + `, attempts = attempts + 1
 		WHERE id IN ` + dispatchkit.InList(len(b.events))

@@ -117,6 +117,11 @@
 //	                               guard, and a failed finalize written again until MySQL
 //	                               answers: hung on a half-open link past its lease, it
 //	                               overwrites what others finalized when the link heals
+//	local-zone-times               claim and retry: locked_until and available_at are
+//	                               application time, written as the process's local wall
+//	                               time (text in its TZ) instead of NOW(6) + span: a server
+//	                               in another zone reads them hours off (caught under
+//	                               time-zones)
 //
 // # Modes (OUTBOXCHAOS_MODE)
 //

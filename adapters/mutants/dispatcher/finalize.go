@@ -190,9 +190,14 @@ func (d *Dispatcher) writeTransient(ctx context.Context, tx *sql.Tx, token strin
 		return d.writeFailed(ctx, tx, token, e, reference.ReasonMaxAttempts+": "+attempt)
 	}
 	g, gArgs := d.guard(token)
-	args := append([]any{lastError(attempt), d.backoff(e.attempts).Microseconds(), e.id}, gArgs...)
+	wait := d.backoff(e.attempts)
+	due, dueArg := `NOW(6) + INTERVAL ? MICROSECOND`, any(wait.Microseconds())
+	if d.flow.localTimes {
+		due, dueArg = `?`, localWall(time.Now().Add(wait)) // local-zone-times
+	}
+	args := append([]any{lastError(attempt), dueArg, e.id}, gArgs...)
 	_, err := tx.ExecContext(ctx, `UPDATE `+dispatchkit.OutboxByID+` SET status = 'pending', locked_by = NULL, lock_token = NULL,
-		locked_until = NULL, last_error = ?, available_at = NOW(6) + INTERVAL ? MICROSECOND
+		locked_until = NULL, last_error = ?, available_at = `+due+`
 		WHERE id = ?`+g, args...)
 	if err != nil {
 		return fmt.Errorf("mark retry: %w", err)
@@ -210,4 +215,13 @@ func (d *Dispatcher) backoff(attempts int) time.Duration {
 	d.jitterMu.Lock()
 	defer d.jitterMu.Unlock()
 	return c/2 + time.Duration(d.jitter.Int63n(int64(c-c/2)+1))
+}
+
+// localWall is local-zone-times' way to write a time: the process's local
+// wall time as DATETIME text, which the server takes as its session's
+// zone. A process whose TZ is not the server's writes hours off (the
+// zone's difference), as a driver that formats dates in the process's zone
+// does (sidorares/node-mysql2 #658).
+func localWall(t time.Time) string {
+	return t.Local().Format("2006-01-02 15:04:05.000000")
 }

@@ -78,6 +78,10 @@ type flow struct {
 	// no-timeouts-unfenced); the base bounds every wait and leaves a failed
 	// finalize to lease recovery.
 	untimed bool
+	// localTimes: the claim's locked_until and a retry's available_at are
+	// application time written as the process's local wall time, text in
+	// its TZ (true: local-zone-times); the base writes NOW(6) + span.
+	localTimes bool
 
 	// Comparison modes; zero values mean the contract's configuration.
 	tickLock     bool          // take the Redis dispatch lock for each tick, one batch per tick
@@ -122,6 +126,7 @@ var bugs = []deviation{
 	{names.BugMemoryOwnerRecovery, func(f *flow) { f.recovery = recoveryUnregistered }},
 	{names.BugTransientAsPermanent, func(f *flow) { f.replyFails = true }},
 	{names.BugNoTimeoutsUnfenced, func(f *flow) { f.untimed = true }},
+	{names.BugLocalZoneTimes, func(f *flow) { f.localTimes = true }},
 }
 
 // modes lists the comparison designs.
