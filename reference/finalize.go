@@ -92,14 +92,14 @@ func lockOurs(ctx context.Context, tx *sql.Tx, b *Batch) (map[int64]bool, error)
 
 // finalPlan groups the still-ours events by the write they need.
 type finalPlan struct {
-	errWidth int // last_error's width in characters
-	publish []int64  // events to close as published
-	queue   []string // their jobs that were added (or found) in BullMQ: created -> queued
-	fail    []int64  // permanent failures and transient ones at the maximum
-	failErr []string
-	retry   []Event // transient failures below the maximum
-	retErr  []string
-	back    []int64 // given back: a dependency answered nothing
+	errWidth int      // last_error's width in characters
+	publish  []int64  // events to close as published
+	queue    []string // their jobs that were added (or found) in BullMQ: created -> queued
+	fail     []int64  // permanent failures and transient ones at the maximum
+	failErr  []string
+	retry    []Event // transient failures below the maximum
+	retErr   []string
+	back     []int64 // given back: a dependency answered nothing
 }
 
 func (p *finalPlan) add(e Event, f fate, maxAttempts int, rep *finalReport) {
