@@ -62,6 +62,12 @@ const (
 	// its lease unfinished and was taken over, or recovered, by another
 	// instance before the fault ended.
 	LandHalfOpen = "half-open"
+	// LandFailureWrite: the run narrowed last_error (a narrow-column fault)
+	// below the texts that quote an event's long field, and an event of a
+	// failure-write kind (long-error, multibyte-error) ended failed, its
+	// last write recorded by the triggers. It counts the kinds for which
+	// one did, so AtLeast 2 asks for both.
+	LandFailureWrite = "failure-write"
 )
 
 // Requirement is one landing requirement of a scenario.

@@ -226,6 +226,10 @@ type session struct {
 	stopBg  context.CancelFunc
 	bgDone  chan error
 	closers []func() error
+	// narrowed is the statement that narrowed last_error (LastErrorWidth),
+	// "" when nothing was narrowed.
+	narrowed   string
+	narrowedAt time.Time
 }
 
 func (r *session) setup(ctx context.Context) error {
@@ -300,6 +304,7 @@ func (r *session) startRecorder(ctx context.Context) error {
 		Consumer: s.Consumer, RemoveOnEnd: s.RemoveOnComplete, Conventions: conventionsOf(r.o.Adapter),
 		Ordering: r.o.Adapter.Capabilities().Ordering, Model: OutboxModel(r.o.Adapter),
 	})
+	r.recordNarrowed()
 	return nil
 }
 

@@ -117,6 +117,10 @@
 //	                               guard, and a failed finalize written again until MySQL
 //	                               answers: hung on a half-open link past its lease, it
 //	                               overwrites what others finalized when the link heals
+//	unfitted-failure               finalize: last_error written as it comes (not cut to
+//	                               the column, not made valid UTF-8), and a failure write
+//	                               the server refuses goes back to pending as a transient
+//	                               failure, with no bound: retried for ever
 //
 // # Modes (OUTBOXCHAOS_MODE)
 //

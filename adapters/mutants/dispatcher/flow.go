@@ -78,6 +78,10 @@ type flow struct {
 	// no-timeouts-unfenced); the base bounds every wait and leaves a failed
 	// finalize to lease recovery.
 	untimed bool
+	// unfitted: last_error is written as it comes, and a refused failure
+	// write goes back to pending as a transient failure (true:
+	// unfitted-failure); the base fits the text to the column.
+	unfitted bool
 
 	// Comparison modes; zero values mean the contract's configuration.
 	tickLock     bool          // take the Redis dispatch lock for each tick, one batch per tick
@@ -122,6 +126,7 @@ var bugs = []deviation{
 	{names.BugMemoryOwnerRecovery, func(f *flow) { f.recovery = recoveryUnregistered }},
 	{names.BugTransientAsPermanent, func(f *flow) { f.replyFails = true }},
 	{names.BugNoTimeoutsUnfenced, func(f *flow) { f.untimed = true }},
+	{names.BugUnfittedFailure, func(f *flow) { f.unfitted = true }},
 }
 
 // modes lists the comparison designs.

@@ -38,6 +38,7 @@ const (
 	BugMemoryOwnerRecovery         = "memory-owner-recovery"
 	BugTransientAsPermanent        = "transient-as-permanent"
 	BugNoTimeoutsUnfenced          = "no-timeouts-unfenced"
+	BugUnfittedFailure             = "unfitted-failure"
 )
 
 // Mode names: the values of OUTBOXCHAOS_MODE. A mode is a correct but slow
