@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/store"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 )
@@ -25,4 +26,12 @@ func TestScenarioLastErrorWidthIsBounded(t *testing.T) {
 	require.ErrorContains(t, s.Validate(), "last_error width -1")
 	s.LastErrorWidth = 2000
 	require.ErrorContains(t, s.Validate(), "want 1..1024")
+}
+
+func TestFailureWriteNeedsALastErrorColumn(t *testing.T) {
+	s := Scenario{Needs: []Needs{NeedLastError}}
+	require.Empty(t, Missing(s, shapedAdapter{m: schema.Reference()}, nil))
+	m := schema.Reference()
+	m.Outbox.LastError = ""
+	require.Contains(t, Missing(s, shapedAdapter{m: m}, nil), "maps no last_error column")
 }

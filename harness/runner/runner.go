@@ -135,6 +135,8 @@ func Missing(s Scenario, a supervisor.Adapter, e env.Env) string {
 			return "the " + e.Name() + " environment cannot kill and restart servers"
 		case n == NeedMySQLRestart && storeRestartMissing(e, pg) != "":
 			return storeRestartMissing(e, pg)
+		case n == NeedLastError && a.Schema().Outbox.LastError == "":
+			return "the adapter's outbox maps no last_error column: there is no failure text whose column could be narrowed"
 		}
 		if why := missingClockOrOrder(n, caps.Clock, caps.Ordering); why != "" {
 			return why

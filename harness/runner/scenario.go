@@ -26,6 +26,9 @@ const (
 	// NeedMySQLRestart: the environment can SIGKILL MySQL and start it
 	// again on the same port with its data (env.MySQLRestartInPlace).
 	NeedMySQLRestart Needs = "mysql-restart"
+	// NeedLastError: the adapter's outbox maps a last_error column, the
+	// one LastErrorWidth narrows.
+	NeedLastError Needs = "last-error"
 )
 
 // Scenario is one named test: the instances, the workload, the fault schedule,
