@@ -39,6 +39,7 @@ type Dispatcher struct {
 	metricsAddr atomic.Value // string: where the metrics server listens
 	lastRecover time.Time    // loop-local: when RecoverExpired last ran
 	lastGauge   time.Time    // loop-local: when the backlog gauge was last refreshed
+	errWidth    atomic.Int64 // last_error's width in characters, once read (fate.go)
 }
 
 // Option supplies a dependency to New instead of the one built from Config.

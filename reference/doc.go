@@ -140,8 +140,11 @@
 // error reply while validating or finalizing) makes the event a transient
 // failure; no answer does not (see "Dependency health"). A transient
 // failure goes back to pending in the
-// finalize, with last_error = "attempt <n> of <max>: <error>" (cut to 1024
-// characters; the attempt number makes consecutive errors differ, which is
+// finalize, with last_error = "attempt <n> of <max>: <error>" (fitted to the
+// column: every last_error written is made valid UTF-8 and cut, on a
+// character boundary, to the width the dispatcher reads once from
+// information_schema, at most 1024; under strict SQL mode a text that does
+// not fit is refused, and refused again at every attempt; the attempt number makes consecutive errors differ, which is
 // how a history tells a transient failure from a recovery) and available_at
 // = NOW(6) + backoff. The backoff ceiling is min(OUTBOX_BACKOFF_MAX,
 // OUTBOX_BACKOFF_BASE * 2^(attempts-1)); the delay is drawn uniformly from

@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -69,15 +70,33 @@ func giveBack(err error) fate { return fate{kind: fateGiveBack, text: oneLine(er
 // failure names the attempt, so that two failures in a row always change
 // last_error (the harness tells a transient failure from a lease recovery by
 // a changed last_error).
-func (f fate) lastError(e Event, maxAttempts int) string {
+// It is made to fit a last_error column of width characters
+// (dispatchkit.FitError): a failure write refused for its text would be
+// refused again at every attempt, and the event would never end.
+func (f fate) lastError(e Event, maxAttempts, width int) string {
 	switch {
 	case f.kind == fateFail:
-		return dispatchkit.TruncateError(f.reason + ": " + f.text)
+		return dispatchkit.FitError(f.reason+": "+f.text, width)
 	case e.Attempts >= maxAttempts:
-		return dispatchkit.TruncateError(fmt.Sprintf("%s: attempt %d of %d: %s", ReasonMaxAttempts, e.Attempts, maxAttempts, f.text))
+		return dispatchkit.FitError(fmt.Sprintf("%s: attempt %d of %d: %s", ReasonMaxAttempts, e.Attempts, maxAttempts, f.text), width)
 	default:
-		return dispatchkit.TruncateError(fmt.Sprintf("attempt %d of %d: %s", e.Attempts, maxAttempts, f.text))
+		return dispatchkit.FitError(fmt.Sprintf("attempt %d of %d: %s", e.Attempts, maxAttempts, f.text), width)
 	}
+}
+
+// lastErrorWidth is how many characters last_error holds: read once from
+// information_schema (a table's column may be narrower than the
+// contract's), the contract's width while it cannot be read.
+func (d *Dispatcher) lastErrorWidth(ctx context.Context, q dispatchkit.Querier) int {
+	if w := d.errWidth.Load(); w > 0 {
+		return int(w)
+	}
+	w, err := dispatchkit.LastErrorWidth(ctx, q)
+	if err != nil || w <= 0 {
+		return dispatchkit.MaxLastError
+	}
+	d.errWidth.Store(int64(w))
+	return w
 }
 
 // oneLine folds an error text onto one line.

@@ -40,7 +40,7 @@ func (d *Dispatcher) finalize(ctx context.Context, b *Batch, fates []fate, withF
 		if err != nil {
 			return err
 		}
-		var plan finalPlan
+		plan := finalPlan{errWidth: d.lastErrorWidth(ctx, tx)}
 		for i, e := range b.Events {
 			if !ours[e.ID] {
 				rep.fenced = append(rep.fenced, e.ID)
@@ -92,13 +92,14 @@ func lockOurs(ctx context.Context, tx *sql.Tx, b *Batch) (map[int64]bool, error)
 
 // finalPlan groups the still-ours events by the write they need.
 type finalPlan struct {
-	publish []int64  // events to close as published
-	queue   []string // their jobs that were added (or found) in BullMQ: created -> queued
-	fail    []int64  // permanent failures and transient ones at the maximum
-	failErr []string
-	retry   []Event // transient failures below the maximum
-	retErr  []string
-	back    []int64 // given back: a dependency answered nothing
+	errWidth int      // last_error's width in characters
+	publish  []int64  // events to close as published
+	queue    []string // their jobs that were added (or found) in BullMQ: created -> queued
+	fail     []int64  // permanent failures and transient ones at the maximum
+	failErr  []string
+	retry    []Event // transient failures below the maximum
+	retErr   []string
+	back     []int64 // given back: a dependency answered nothing
 }
 
 func (p *finalPlan) add(e Event, f fate, maxAttempts int, rep *finalReport) {
@@ -111,15 +112,15 @@ func (p *finalPlan) add(e Event, f fate, maxAttempts int, rep *finalReport) {
 		rep.published[f.how]++
 	case f.kind == fateFail:
 		p.fail = append(p.fail, e.ID)
-		p.failErr = append(p.failErr, f.lastError(e, maxAttempts))
+		p.failErr = append(p.failErr, f.lastError(e, maxAttempts, p.errWidth))
 		rep.failed[f.reason]++
 	case f.kind == fateRetry && e.Attempts >= maxAttempts:
 		p.fail = append(p.fail, e.ID)
-		p.failErr = append(p.failErr, f.lastError(e, maxAttempts))
+		p.failErr = append(p.failErr, f.lastError(e, maxAttempts, p.errWidth))
 		rep.failed[ReasonMaxAttempts]++
 	case f.kind == fateRetry:
 		p.retry = append(p.retry, e)
-		p.retErr = append(p.retErr, f.lastError(e, maxAttempts))
+		p.retErr = append(p.retErr, f.lastError(e, maxAttempts, p.errWidth))
 		rep.retried++
 	case f.kind == fateGiveBack:
 		p.back = append(p.back, e.ID)

@@ -42,10 +42,17 @@ func TestClosestNameFindsTypos(t *testing.T) {
 
 func TestLastErrorNamesTheAttempt(t *testing.T) {
 	f := retry(errTest("redis:\n down"))
-	require.Equal(t, "attempt 2 of 5: redis: down", f.lastError(Event{Attempts: 2}, 5))
-	require.Equal(t, "max_attempts: attempt 5 of 5: redis: down", f.lastError(Event{Attempts: 5}, 5))
+	require.Equal(t, "attempt 2 of 5: redis: down", f.lastError(Event{Attempts: 2}, 5, 1024))
+	require.Equal(t, "max_attempts: attempt 5 of 5: redis: down", f.lastError(Event{Attempts: 5}, 5, 1024))
 	p := failed(ReasonJobNotFound, "no row %q", "j")
-	require.Equal(t, `job_not_found: no row "j"`, p.lastError(Event{Attempts: 9}, 5))
+	require.Equal(t, `job_not_found: no row "j"`, p.lastError(Event{Attempts: 9}, 5, 1024))
+}
+
+func TestLastErrorFitsANarrowColumn(t *testing.T) {
+	p := failed(ReasonQueueNotAllowed, "queue %q", "ai-refusé-é€🚫é€🚫")
+	require.Equal(t, `queue_not_allowed: queue "ai-refusé-é€`, p.lastError(Event{}, 5, 38))
+	bad := failed(ReasonQueueNotAllowed, "queue %s", "ai-\xff\xfe")
+	require.Equal(t, "queue_not_allowed: queue ai-\uFFFD", bad.lastError(Event{}, 5, 64))
 }
 
 type errTest string

@@ -263,3 +263,31 @@ func timeZones() runner.Scenario {
 	})
 	return s
 }
+
+// failureWrite narrows last_error to VARCHAR(48) (a table's own column, not
+// the contract's 1024) and mixes in poison events whose failure is hard to
+// write: queue-not-allowed events whose queue name is 64 characters long,
+// in ASCII (long-error) or in characters of two, three and four bytes
+// (multibyte-error). A reason that quotes the name is longer than the
+// column, so under strict SQL mode the failure write is refused ("Data
+// too long", SQLSTATE 22001; PostgreSQL: value too long, 22001), and a
+// reason cut by bytes ends in half a character, refused as an incorrect
+// string value. Every other event's reason may not fit either. Reported
+// against macro-inc/macro #5886 (22001 retried forever), postalserver/postal
+// #948 and #1687, and nestjs/outbox's 0.1.2 release notes (#22, #26, #28).
+// Each such event must still end failed (I4), with no endless retry (I7),
+// and the events behind it must still be published (I2).
+func failureWrite() runner.Scenario {
+	s := base("failure-write", "last_error narrowed to VARCHAR(48) and poison events whose queue name (64 characters, ASCII or of 2-4 bytes each) a reason may quote: a failure text written as it comes is refused (Data too long, 22001; or half a character when cut by bytes); each must still end failed, not retried for ever, and not hold up the events behind it", 2, 300)
+	s.Rate = 100
+	s.Mix = workload.Mix{Valid: 80, UnknownType: 2, MissingJob: 2, QueueDenied: 2, IllegalJobID: 2, AlreadyQueued: 2, LongError: 5, MultibyteError: 5}
+	s.LastErrorWidth = 48
+	s.Params["last_error"] = "VARCHAR(48)"
+	s.Needs = []runner.Needs{runner.NeedLastError}
+	// I4 only: an outbox that cannot express poison (no jobs table, no
+	// failed state) has nothing here to exercise, and the scenario is
+	// skipped for it. I2 is judged all the same.
+	s.Exercises = []string{"I4"}
+	s.Landing = []history.Requirement{{Fault: history.LandFailureWrite, AtLeast: 2, Planned: 2}}
+	return s
+}

@@ -123,7 +123,8 @@ func (ix *index) lastTransition(event int64) history.Transition {
 
 func isPoison(kind string) bool {
 	switch kind {
-	case history.KindUnknownType, history.KindMissingJob, history.KindQueueDenied, history.KindIllegalJobID:
+	case history.KindUnknownType, history.KindMissingJob, history.KindQueueDenied, history.KindIllegalJobID,
+		history.KindLongError, history.KindMultibyteError:
 		return true
 	}
 	return false

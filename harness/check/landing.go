@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
@@ -95,6 +96,7 @@ var landingNoun = map[string][3]string{
 	history.LandHalfOpen:      {"half-open link", "half-open links", "held an instance's statement or command while a claim of it ran out its lease and another instance took that claim over"},
 	history.LandZoneLease:     {"claim", "claims", "wrote a lease end while the server's time zone and the instances' differed"},
 	history.LandZoneBackoff:   {"transient failure", "transient failures", "wrote a backoff while the server's time zone and the instances' differed"},
+	history.LandFailureWrite:  {"failure-write kind", "failure-write kinds", "with an event that ended failed while last_error was narrowed below the quoted field"},
 }
 
 func judgeLanding(ix *index, req history.Requirement) Landing {
@@ -159,6 +161,8 @@ func countLanded(ix *index, req history.Requirement) int {
 		return sumFaultParam(ix.run, func(k string) bool { return k == "redis-state" }, "answered")
 	case history.LandHalfOpen:
 		return ix.halfOpenTakeovers()
+	case history.LandFailureWrite:
+		return ix.failureWriteKinds()
 	}
 	return 0
 }
@@ -606,3 +610,35 @@ func zonesNote(z *history.Zones) string {
 	}
 	return fmt.Sprintf("server %s, UTC%s; instances TZ=%s, UTC%s", z.Server, z.ServerOffset, z.Process, z.ProcessOffset)
 }
+
+// failureWriteKinds counts the failure-write kinds (long-error,
+// multibyte-error) of which an event ended failed, as the triggers recorded
+// its last write, in a run whose last_error the runner narrowed (a
+// narrow-column fault) below the 64 characters of the queue name such an
+// event's reason may quote. Without the narrowing nothing counts: the
+// failure texts were never at risk.
+func (ix *index) failureWriteKinds() int {
+	narrowed := false
+	for _, f := range ix.run.Faults {
+		if w, err := strconv.Atoi(f.Params["width"]); f.Kind == history.FaultNarrowColumn && err == nil && w > 0 && w < failureWriteField {
+			narrowed = true
+		}
+	}
+	if !narrowed {
+		return 0
+	}
+	ended := map[string]bool{}
+	for _, e := range ix.events {
+		if e.Kind != history.KindLongError && e.Kind != history.KindMultibyteError || utf8.RuneCountInString(e.Queue) < failureWriteField {
+			continue
+		}
+		if row, ok := ix.finalOutbox[e.ID]; ok && row.Status == history.StatusFailed {
+			ended[e.Kind] = true
+		}
+	}
+	return len(ended)
+}
+
+// failureWriteField is the length in characters of the queue name a
+// failure-write event carries (workload.LongQueue, MultibyteQueue).
+const failureWriteField = 64

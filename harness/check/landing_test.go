@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -443,4 +444,42 @@ func TestLandingZonesCountLeasesAndBackoffsOnlyWhenTheZonesDiffered(t *testing.T
 	l = require1(t, run, backoff)
 	require.Equal(t, 1, l.Landed)
 	require.True(t, l.Met, l.Reason)
+}
+
+// failure-write counts the failure-write kinds with an event that ended
+// failed, only in a run whose last_error was narrowed below the 64
+// characters of the queue name those events carry.
+func TestLandingCountsFailureWriteKinds(t *testing.T) {
+	long := "ai-refused-" + strings.Repeat("x", 53)
+	multi := "ai-refusé-" + strings.Repeat("é€🚫", 18)
+	build := func(width string, multibyteFails bool) history.Run {
+		b := newBuilder("failure-write").start(0, "d1")
+		b.fault(history.FaultNarrowColumn, "schema", 0, 0)
+		withParams(b, map[string]string{"table": "outbox_events", "column": "last_error", "width": width})
+		b.produce(1, "job-1", history.KindLongError, 10)
+		b.produce(2, "job-2", history.KindMultibyteError, 20)
+		b.produce(3, "job-3", history.KindQueueDenied, 30)
+		b.run.Events[0].Queue, b.run.Events[1].Queue = long, multi
+		b.claim(1, "d1", 100).failPermanent(1, 150, "queue_not_allowed: queue \"ai-refused-xxxxxxxxxxx")
+		b.claim(3, "d1", 100).failPermanent(3, 150, "queue_not_allowed")
+		b.claim(2, "d1", 100)
+		if multibyteFails {
+			b.failPermanent(2, 150, "queue_not_allowed: queue \"ai-refusé-é€🚫")
+		} else {
+			b.failTransient(2, 150, "attempt 1 of 5: refused: error 1406", 500*time.Millisecond)
+		}
+		return b.finish(1000, 2000, true)
+	}
+	req := history.Requirement{Fault: history.LandFailureWrite, AtLeast: 2, Planned: 2}
+	l := require1(t, build("48", false), req)
+	require.Equal(t, 1, l.Landed, "the queue-not-allowed event is not a failure-write kind")
+	require.False(t, l.Met)
+	require.Equal(t, "1 of 2 planned failure-write kinds with an event that ended failed while last_error was narrowed below the quoted field; 2 needed", l.Reason)
+	l = require1(t, build("48", true), req)
+	require.Equal(t, 2, l.Landed)
+	require.True(t, l.Met)
+	require.Zero(t, require1(t, build("64", true), req).Landed, "a column as wide as the quoted field put no text at risk")
+	run := build("48", true)
+	run.Faults = nil
+	require.Zero(t, require1(t, run, req).Landed, "no narrowing, no landing")
 }

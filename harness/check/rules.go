@@ -54,6 +54,8 @@ func poisonRule(e history.Event) string {
 		return fmt.Sprintf("docs/contract.md §2 step 2: its job %s does not exist in ai_jobs; %s", e.JobID, rulePermanent)
 	case history.KindQueueDenied:
 		return fmt.Sprintf("docs/contract.md §2 step 2: queue %q is not in the allowlist; %s", e.Queue, rulePermanent)
+	case history.KindLongError, history.KindMultibyteError:
+		return fmt.Sprintf("docs/contract.md §2 step 2: queue %q is not in the allowlist; %s, even when the first text written for it does not fit last_error (cut it to the column, on a character boundary)", e.Queue, rulePermanent)
 	}
 	return rulePermanent
 }

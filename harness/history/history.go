@@ -36,6 +36,14 @@ const (
 	// KindAlreadyQueued is valid: its job is already past created, so the
 	// dispatcher must close it as published with no add.
 	KindAlreadyQueued = "already-queued"
+	// KindLongError and KindMultibyteError are queue-not-allowed events
+	// whose failure is hard to write (the failure-write scenario): the
+	// job's queue name fills its column, in ASCII for the first and in
+	// characters of two, three and four bytes for the second, so a reason
+	// that quotes it is longer than a narrowed last_error, and a reason
+	// cut by bytes ends in half a character (invalid UTF-8).
+	KindLongError      = "long-error"
+	KindMultibyteError = "multibyte-error"
 )
 
 // Tables whose rows the triggers record.

@@ -71,6 +71,12 @@ const (
 	// LandZoneBackoff: a transient failure wrote a backoff (a return to
 	// pending with available_at in the future) while the zones differed.
 	LandZoneBackoff = "zone-backoff"
+	// LandFailureWrite: the run narrowed last_error (a narrow-column fault)
+	// below the texts that quote an event's long field, and an event of a
+	// failure-write kind (long-error, multibyte-error) ended failed, its
+	// last write recorded by the triggers. It counts the kinds for which
+	// one did, so AtLeast 2 asks for both.
+	LandFailureWrite = "failure-write"
 )
 
 // Requirement is one landing requirement of a scenario.

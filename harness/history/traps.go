@@ -10,6 +10,10 @@ const (
 	FaultWindowTrap = "window-trap"
 	// FaultFinalizeTrap: an instance's COMMIT held back from Start to End.
 	FaultFinalizeTrap = "finalize-trap"
+	// FaultNarrowColumn: the runner narrowed the outbox's last_error
+	// column before the run (Params: table, column, width, statement); it
+	// holds for the whole run, so Start and End are the setup's time.
+	FaultNarrowColumn = "narrow-column"
 	// TrapSeen is the window trap's param with the sighting's time (RFC 3339).
 	TrapSeen = "seen"
 )

@@ -74,6 +74,9 @@ func (r *session) openDatabase(ctx context.Context) error {
 			return fmt.Errorf("apply schema of %s: %w", r.o.Adapter.Name(), err)
 		}
 	}
+	if err := r.narrowLastError(ctx, st.Name(), m); err != nil {
+		return err
+	}
 	if err := st.InstallTriggers(ctx, db, m); err != nil {
 		return fmt.Errorf("install history triggers: %w", err)
 	}

@@ -137,6 +137,8 @@ func Missing(s Scenario, a supervisor.Adapter, e env.Env) string {
 			return storeRestartMissing(e, pg)
 		case n == NeedServerZone && serverZoneMissing(e, pg) != "":
 			return serverZoneMissing(e, pg)
+		case n == NeedLastError && a.Schema().Outbox.LastError == "":
+			return "the adapter's outbox maps no last_error column: there is no failure text whose column could be narrowed"
 		}
 		if why := missingClockOrOrder(n, caps.Clock, caps.Ordering); why != "" {
 			return why
@@ -229,6 +231,10 @@ type session struct {
 	bgDone  chan error
 	closers []func() error
 	zones   *history.Zones // the scenario's zones as applied; nil for none
+	// narrowed is the statement that narrowed last_error (LastErrorWidth),
+	// "" when nothing was narrowed.
+	narrowed   string
+	narrowedAt time.Time
 }
 
 func (r *session) setup(ctx context.Context) error {
@@ -303,6 +309,7 @@ func (r *session) startRecorder(ctx context.Context) error {
 		Consumer: s.Consumer, RemoveOnEnd: s.RemoveOnComplete, Conventions: conventionsOf(r.o.Adapter),
 		Ordering: r.o.Adapter.Capabilities().Ordering, Model: OutboxModel(r.o.Adapter), Zones: r.zones,
 	})
+	r.recordNarrowed()
 	return nil
 }
 

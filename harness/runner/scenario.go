@@ -26,6 +26,9 @@ const (
 	// NeedMySQLRestart: the environment can SIGKILL MySQL and start it
 	// again on the same port with its data (env.MySQLRestartInPlace).
 	NeedMySQLRestart Needs = "mysql-restart"
+	// NeedLastError: the adapter's outbox maps a last_error column, the
+	// one LastErrorWidth narrows.
+	NeedLastError Needs = "last-error"
 )
 
 // Scenario is one named test: the instances, the workload, the fault schedule,
@@ -43,8 +46,14 @@ type Scenario struct {
 	Aggregates int
 	// Hold holds a share of the producer's transactions open, so ids
 	// commit out of order (workload.Hold); zero holds none.
-	Hold   workload.Hold
-	Tuning history.Tuning
+	Hold workload.Hold
+	// LastErrorWidth > 0 narrows the outbox's last_error column to
+	// VARCHAR(LastErrorWidth) once the adapter's schema is applied, so that
+	// a failure text a dispatcher writes unfitted is refused by the server
+	// (the failure-write scenario). The run records it as a fault of kind
+	// history.FaultNarrowColumn.
+	LastErrorWidth int
+	Tuning         history.Tuning
 	// Consumer runs a worker that takes jobs during the run; RemoveOnComplete
 	// makes it delete job hashes on completion (the dedupe-horizon trap).
 	Consumer         bool
@@ -124,6 +133,9 @@ func (s Scenario) Validate() error {
 	}
 	if err := s.Zones.Validate(); err != nil {
 		return fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	if s.LastErrorWidth < 0 || s.LastErrorWidth > 1024 {
+		return fmt.Errorf("scenario %s: last_error width %d: want 1..1024 characters, or 0 to leave the column as the schema has it", s.Name, s.LastErrorWidth)
 	}
 	return validateTuning(s.Name, s.Tuning)
 }

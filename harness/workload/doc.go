@@ -22,6 +22,11 @@
 //	illegal-job-id     jobs row whose id is all digits or contains ':'
 //	already-queued     jobs row already queued: the dispatcher must close the
 //	                   event as published without adding a job
+//	long-error         jobs row naming LongQueue (64 ASCII characters)
+//	multibyte-error    jobs row naming MultibyteQueue (64 characters of one
+//	                   to four bytes): both queue-not-allowed events whose
+//	                   reason, when it quotes the queue, overflows a narrow
+//	                   last_error, and cut by bytes splits a character
 //
 // Legal ids read "j-<RunID>-<n>" (never all digits, never a ':'), so ids are
 // unique across runs that share a database. Illegal ids read

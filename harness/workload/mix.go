@@ -16,6 +16,11 @@ type Mix struct {
 	QueueDenied   int
 	IllegalJobID  int
 	AlreadyQueued int
+	// LongError and MultibyteError are queue-not-allowed events whose
+	// failure text is hard to write (history.KindLongError,
+	// history.KindMultibyteError).
+	LongError      int
+	MultibyteError int
 }
 
 // weighted lists the kinds in a fixed order, so a seed always draws the same
@@ -28,6 +33,8 @@ func (m Mix) weighted() []kindWeight {
 		{history.KindQueueDenied, m.QueueDenied},
 		{history.KindIllegalJobID, m.IllegalJobID},
 		{history.KindAlreadyQueued, m.AlreadyQueued},
+		{history.KindLongError, m.LongError},
+		{history.KindMultibyteError, m.MultibyteError},
 	}
 }
 

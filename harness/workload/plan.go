@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"strings"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
@@ -14,6 +15,16 @@ const (
 	EnqueueEventType = "ai.job.enqueue"
 	// UnknownEventType is what an unknown-type event carries.
 	UnknownEventType = "ai.job.unsupported"
+)
+
+// Queue names of the events whose failure is hard to write: 64 characters
+// each, the width of the contract's jobId and event_type columns (half of
+// queue_name's), outside any allowlist. MultibyteQueue mixes characters of
+// two, three and four bytes (é, €, 🚫), so a cut made by bytes lands inside a
+// character two times in three.
+var (
+	LongQueue      = "ai-refused-" + strings.Repeat("x", 64-len("ai-refused-"))
+	MultibyteQueue = "ai-refusé-" + strings.Repeat("é€🚫", 18)
 )
 
 // planned is one event before it is written.
@@ -59,6 +70,10 @@ func (p *Producer) plan() planned {
 		ev.jobID = p.illegalID(n, p.cfg.Rand.IntN(2) == 0)
 	case history.KindAlreadyQueued:
 		ev.jobStatus = p.words.queued
+	case history.KindLongError:
+		ev.queue = LongQueue
+	case history.KindMultibyteError:
+		ev.queue = MultibyteQueue
 	}
 	ev.payload = jobPayload(ev.jobID)
 	if k := p.cfg.Aggregates; k > 0 {
@@ -74,7 +89,7 @@ func (p *Producer) plan() planned {
 // is drawn all the same, so a seed draws the same sequence either way.
 func (p *Producer) assignAggregate(ev *planned, k int64) {
 	ev.aggregate = fmt.Sprintf("a-%s-%d", p.cfg.RunID, k)
-	if ev.queue != "" && ev.queue != p.cfg.DeniedQueue {
+	if ev.queue != "" && ev.queue != p.cfg.DeniedQueue && ev.queue != LongQueue && ev.queue != MultibyteQueue {
 		ev.queue = p.cfg.Queues[k%int64(len(p.cfg.Queues))]
 	}
 	q, _ := json.Marshal(ev.jobID)

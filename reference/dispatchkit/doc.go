@@ -10,7 +10,10 @@
 //     on any error), InList and Args (IN-list placeholders and their
 //     arguments), QueryRows (a query's rows, scanned one by one) and
 //     LoadJobs (the ai_jobs rows of a batch, one read);
-//   - TruncateError, which fits a text into outbox_events.last_error;
+//   - FitError and LastErrorWidth, which fit a text into last_error as the
+//     column is (valid UTF-8, cut on a character boundary to its width,
+//     read from information_schema), and TruncateError, to the contract's
+//     1024;
 //   - NewToken, a fresh 128-bit fencing token for a claim's lock_token;
 //   - Loop, the poll loop: polls paced by the interval, a doubling idle wait
 //     after failed polls (IdleWait), and a work context that outlives the

@@ -106,8 +106,35 @@ func LoadJobs(ctx context.Context, q Querier, ids []string) (map[string]Job, err
 	return jobs, nil
 }
 
-// TruncateError cuts text to fit last_error, on a character boundary.
-func TruncateError(text string) string {
+// TruncateError cuts text to fit the contract's last_error (FitError with
+// MaxLastError).
+func TruncateError(text string) string { return FitError(text, MaxLastError) }
+
+// FitError makes text fit a last_error column of width characters (a
+// table's own column may be narrower than the contract's): invalid UTF-8 is
+// replaced by U+FFFD, which utf8mb4 takes, and the text is cut on a
+// character boundary to width characters and at most MaxLastError bytes.
+// Under strict SQL mode a longer text is refused ("Data too long", SQLSTATE
+// 22001) and invalid UTF-8 too ("Incorrect string value"): the failure
+// write would fail again at every attempt.
+func FitError(text string, width int) string {
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	if width <= 0 || width > MaxLastError {
+		width = MaxLastError
+	}
+	n := 0
+	for i := range text {
+		if n == width || i > MaxLastError {
+			return cutBytes(text[:i])
+		}
+		n++
+	}
+	return cutBytes(text)
+}
+
+// cutBytes cuts a valid UTF-8 text to MaxLastError bytes on a character
+// boundary.
+func cutBytes(text string) string {
 	if len(text) <= MaxLastError {
 		return text
 	}
@@ -116,6 +143,24 @@ func TruncateError(text string) string {
 		cut--
 	}
 	return text[:cut]
+}
+
+// LastErrorWidth reads how many characters outbox_events.last_error holds
+// from information_schema (0 when the server does not say, as for a TEXT
+// column it may report a byte count: use MaxLastError then).
+func LastErrorWidth(ctx context.Context, q Querier) (int, error) {
+	widths, err := QueryRows(ctx, q, "read the width of last_error", func(r *sql.Rows) (sql.NullInt64, error) {
+		var w sql.NullInt64
+		return w, r.Scan(&w)
+	}, `SELECT CHARACTER_MAXIMUM_LENGTH FROM information_schema.COLUMNS
+	     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'outbox_events' AND COLUMN_NAME = 'last_error'`)
+	if err != nil {
+		return 0, err
+	}
+	if len(widths) == 0 || !widths[0].Valid {
+		return 0, nil
+	}
+	return int(min(widths[0].Int64, MaxLastError)), nil
 }
 
 // OutboxByID names the outbox table for statements that address rows by

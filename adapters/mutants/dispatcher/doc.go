@@ -122,6 +122,10 @@
 //	                               time (text in its TZ) instead of NOW(6) + span: a server
 //	                               in another zone reads them hours off (caught under
 //	                               time-zones)
+//	unfitted-failure               finalize: last_error written as it comes (not cut to
+//	                               the column, not made valid UTF-8), and a failure write
+//	                               the server refuses goes back to pending as a transient
+//	                               failure, with no bound: retried for ever
 //
 // # Modes (OUTBOXCHAOS_MODE)
 //

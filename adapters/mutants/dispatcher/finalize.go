@@ -173,7 +173,14 @@ func queueJobs(ctx context.Context, tx *sql.Tx, jobIDs []string) error {
 func (d *Dispatcher) writeFailed(ctx context.Context, tx *sql.Tx, token string, e event, text string) error {
 	g, gArgs := d.guard(token)
 	_, err := tx.ExecContext(ctx, `UPDATE `+dispatchkit.OutboxByID+` SET status = 'failed', last_error = ?, locked_until = NULL
-		WHERE id = ?`+g, append([]any{lastError(text), e.id}, gArgs...)...)
+		WHERE id = ?`+g, append([]any{d.lastError(ctx, tx, text), e.id}, gArgs...)...)
+	if err != nil && d.flow.unfitted {
+		// unfitted-failure: the refused write is taken for a passing
+		// error (InnoDB rolled back only the statement), and the event
+		// goes back to pending, with no bound: at the maximum its
+		// failure is written, and refused, again.
+		return d.writeRetry(ctx, tx, token, e, fmt.Sprintf("attempt %d of %d: %s", e.attempts, d.cfg.MaxAttempts, refusedText(err)))
+	}
 	if err != nil {
 		return fmt.Errorf("mark failed: %w", err)
 	}
@@ -189,13 +196,19 @@ func (d *Dispatcher) writeTransient(ctx context.Context, tx *sql.Tx, token strin
 	if e.attempts >= maxAttempts && d.flow.failAtMax {
 		return d.writeFailed(ctx, tx, token, e, reference.ReasonMaxAttempts+": "+attempt)
 	}
+	return d.writeRetry(ctx, tx, token, e, attempt)
+}
+
+// writeRetry puts e back to pending with text and available_at pushed out
+// by backoff.
+func (d *Dispatcher) writeRetry(ctx context.Context, tx *sql.Tx, token string, e event, text string) error {
 	g, gArgs := d.guard(token)
 	wait := d.backoff(e.attempts)
 	due, dueArg := `NOW(6) + INTERVAL ? MICROSECOND`, any(wait.Microseconds())
 	if d.flow.localTimes {
 		due, dueArg = `?`, localWall(time.Now().Add(wait)) // local-zone-times
 	}
-	args := append([]any{lastError(attempt), dueArg, e.id}, gArgs...)
+	args := append([]any{d.lastError(ctx, tx, text), dueArg, e.id}, gArgs...)
 	_, err := tx.ExecContext(ctx, `UPDATE `+dispatchkit.OutboxByID+` SET status = 'pending', locked_by = NULL, lock_token = NULL,
 		locked_until = NULL, last_error = ?, available_at = `+due+`
 		WHERE id = ?`+g, args...)

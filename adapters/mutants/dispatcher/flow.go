@@ -82,6 +82,10 @@ type flow struct {
 	// application time written as the process's local wall time, text in
 	// its TZ (true: local-zone-times); the base writes NOW(6) + span.
 	localTimes bool
+	// unfitted: last_error is written as it comes, and a refused failure
+	// write goes back to pending as a transient failure (true:
+	// unfitted-failure); the base fits the text to the column.
+	unfitted bool
 
 	// Comparison modes; zero values mean the contract's configuration.
 	tickLock     bool          // take the Redis dispatch lock for each tick, one batch per tick
@@ -127,6 +131,7 @@ var bugs = []deviation{
 	{names.BugTransientAsPermanent, func(f *flow) { f.replyFails = true }},
 	{names.BugNoTimeoutsUnfenced, func(f *flow) { f.untimed = true }},
 	{names.BugLocalZoneTimes, func(f *flow) { f.localTimes = true }},
+	{names.BugUnfittedFailure, func(f *flow) { f.unfitted = true }},
 }
 
 // modes lists the comparison designs.

@@ -39,6 +39,7 @@ const (
 	BugTransientAsPermanent        = "transient-as-permanent"
 	BugNoTimeoutsUnfenced          = "no-timeouts-unfenced"
 	BugLocalZoneTimes              = "local-zone-times"
+	BugUnfittedFailure             = "unfitted-failure"
 )
 
 // Mode names: the values of OUTBOXCHAOS_MODE. A mode is a correct but slow

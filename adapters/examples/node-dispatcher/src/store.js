@@ -20,6 +20,20 @@ const mysql = require('mysql2/promise');
 // only the rows it names.
 const BY_ID = 'outbox_events FORCE INDEX (PRIMARY)';
 
+// MAX_LAST_ERROR is the contract's width of last_error, in characters; a
+// table's own column may be narrower (lastErrorWidth reads it).
+const MAX_LAST_ERROR = 1024;
+
+// fit makes an error text fit last_error: whole code points (a cut by UTF-16
+// units may split a surrogate pair, a cut by bytes a character), lone
+// surrogates replaced, at most width characters. Under strict SQL mode a
+// longer text is refused ("Data too long", SQLSTATE 22001), and the failure
+// write would be refused again at every attempt.
+function fit(text, width) {
+  const chars = Array.from(String(text).toWellFormed());
+  return chars.length <= width ? chars.join('') : chars.slice(0, width).join('');
+}
+
 class Store {
   constructor(cfg) {
     this.cfg = cfg;
@@ -40,6 +54,26 @@ class Store {
       conn.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED', ignore);
       conn.query('SET SESSION innodb_lock_wait_timeout = 5', ignore);
     });
+  }
+
+  // lastErrorWidth reads once how many characters last_error holds; the
+  // contract's width while it cannot be read.
+  async lastErrorWidth(q) {
+    if (this.errWidth) {
+      return this.errWidth;
+    }
+    try {
+      const rows = await q(`SELECT CHARACTER_MAXIMUM_LENGTH AS w FROM information_schema.COLUMNS
+                             WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'outbox_events' AND COLUMN_NAME = 'last_error'`);
+      const w = rows.length > 0 ? Number(rows[0].w) : 0;
+      if (w > 0) {
+        this.errWidth = Math.min(w, MAX_LAST_ERROR);
+        return this.errWidth;
+      }
+    } catch (err) {
+      // Read it again next time.
+    }
+    return MAX_LAST_ERROR;
   }
 
   async query(sql, values) {
@@ -117,15 +151,16 @@ class Store {
       const ours = new Set(mine.map((r) => String(r.id)));
       const kept = decisions.filter((d) => ours.has(d.event.id));
       await this.writePublished(q, batch, kept.filter((d) => d.kind === 'published'));
+      const width = await this.lastErrorWidth(q);
       for (const d of kept) {
         if (d.kind === 'failed') {
           await q(`UPDATE ${BY_ID} SET status = 'failed', last_error = ?, locked_until = NULL
-                    WHERE id = ? AND status = 'processing' AND lock_token = ?`, [d.error.slice(0, 1024), d.event.id, batch.token]);
+                    WHERE id = ? AND status = 'processing' AND lock_token = ?`, [fit(d.error, width), d.event.id, batch.token]);
         } else if (d.kind === 'retry') {
           await q(`UPDATE ${BY_ID} SET status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL,
                           last_error = ?, available_at = NOW(6) + INTERVAL ? MICROSECOND
                     WHERE id = ? AND status = 'processing' AND lock_token = ?`,
-          [d.error.slice(0, 1024), Math.round(d.delayMs * 1000), d.event.id, batch.token]);
+          [fit(d.error, width), Math.round(d.delayMs * 1000), d.event.id, batch.token]);
         }
       }
       return decisions.length - kept.length;
