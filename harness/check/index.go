@@ -92,7 +92,7 @@ func (ix *index) indexTransitions() {
 			ix.jobs[t.Key] = append(ix.jobs[t.Key], t)
 		}
 	}
-	c := moveReader{run: ix.run, lv: ix.lv, conv: ix.run.Meta.Conventions}
+	c := moveReader{run: ix.run, lv: ix.lv, conv: ix.run.Meta.Conventions, facts: newProxyFacts(ix.run)}
 	for id, list := range ix.outbox {
 		read := c.readMoves(id, list)
 		ix.holds[id], ix.moves[id], ix.why[id] = read.holds, read.moves, read.why

@@ -135,9 +135,10 @@ type eventMoves struct {
 // moveReader applies the rules of doc.go with what the run recorded around
 // each transition: process events, fault windows, the declared conventions.
 type moveReader struct {
-	run  history.Run
-	lv   liveness
-	conv history.Conventions
+	run   history.Run
+	lv    liveness
+	conv  history.Conventions
+	facts proxyFacts
 }
 
 // readMoves reads one event's transitions (in sequence order).
@@ -220,6 +221,13 @@ func (c moveReader) returnMove(h *hold, t history.Transition) (move, string) {
 	trouble := c.trouble(h.Owner, h.Start, t.At)
 	if trouble == "" {
 		return moveRelease, ""
+	}
+	m, why, decided := c.byCommands(h, t)
+	if decided {
+		return m, ""
+	}
+	if why != "" {
+		return c.undeclared(t, why)
 	}
 	return c.undeclared(t, fmt.Sprintf("%s returned it to pending at %s before its lease ended, with no backoff, while %s: a release or a retry without backoff",
 		orSomeone(h.Owner), clock(t.At), trouble))

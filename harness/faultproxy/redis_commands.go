@@ -16,8 +16,8 @@ const (
 	redisCommandsToxicType = "outboxchaos_redis_commands"
 	redisRepliesToxicType  = "outboxchaos_redis_replies"
 
-	// commandScanLimit bounds the bytes of one write command searched for
-	// job ids; an id past it is not seen.
+	// commandScanLimit bounds the bytes of one command searched for job
+	// ids; an id past it is not seen.
 	commandScanLimit = 64 << 10
 	// maxCommandRecords bounds what a server records; past it records are
 	// counted as lost (CommandsLost) and the history must say so.
@@ -36,9 +36,9 @@ const (
 )
 
 // Command is one request a client sent through a Redis link, as the
-// link's command log saw it: every command that names a job of the run,
-// and every other command that failed (an error reply to a write, a reply
-// dropped, a connection closed before the reply).
+// link's command log saw it: every command that names a job of the run (a
+// read too), and every other command that failed (an error reply to a
+// write, a reply dropped, a connection closed before the reply).
 type Command struct {
 	Link    string    // the link's name ("redis/d1")
 	Name    string    // the command's name, upper case (EVALSHA, XADD, LPUSH, EXEC)
@@ -355,8 +355,8 @@ func isWriteCommand(name string) bool {
 }
 
 // redisCommandScan reads the client's requests and queues each on its
-// connection; it forwards every byte at once. A write's bytes (up to
-// commandScanLimit) are kept until its end, to find the job ids it names.
+// connection; it forwards every byte at once. A request's bytes (up to
+// commandScanLimit) are copied until its end, to find the job ids it names.
 type redisCommandScan struct {
 	conn    *redisConn
 	sc      *respScanner
@@ -395,12 +395,9 @@ func (r *redisCommandScan) on(ev respEvent) {
 		r.name, r.keep, r.buf = "", true, r.buf[:0]
 	case respName:
 		r.name = string(bytes.ToUpper(r.sc.name))
-		r.keep = isWriteCommand(r.name)
 	case respEnd:
-		cmd := Command{Link: r.conn.link.link, Name: r.name, Write: isWriteCommand(r.name), Sent: time.Now().UTC()}
-		if cmd.Write {
-			cmd.Jobs = jobIDs(r.buf, r.conn.link.log.needle())
-		}
+		cmd := Command{Link: r.conn.link.link, Name: r.name, Write: isWriteCommand(r.name), Sent: time.Now().UTC(),
+			Jobs: jobIDs(r.buf, r.conn.link.log.needle())}
 		r.keep, r.buf = false, r.buf[:0]
 		r.conn.sent(&pendingCmd{cmd: cmd})
 	}

@@ -66,14 +66,15 @@ func TestCommandLogRecordsJobCommandsWithTheirReplies(t *testing.T) {
 	require.NoError(t, c.XAdd(ctx, &redis.XAddArgs{Stream: "outbox", Values: []string{"payload", `{"jobId":"j-run-2"}`}}).Err())
 	require.NoError(t, c.LPush(ctx, "jobs", `{"jobId":"j-run-3","other":"j-run-30"}`).Err())
 	require.NoError(t, c.Set(ctx, "lock:dispatch", "me", 0).Err(), "a write naming no job is not recorded")
-	require.ErrorIs(t, c.Get(ctx, "j-run-4").Err(), redis.Nil, "a read is not recorded")
+	require.ErrorIs(t, c.Get(ctx, "j-run-4").Err(), redis.Nil, "a read naming a job is recorded")
+	require.NoError(t, c.Ping(ctx).Err(), "a read naming no job is not")
 
 	added(t, p, QueueError{Queue: "ai-bulk"})
 	require.Error(t, queueAdd.EvalSha(ctx, c, addKeys("ai-bulk", "j-run-5"), "{}", "j-run-5").Err())
 	require.Error(t, c.Set(ctx, "bull:ai-bulk:lock", "me", 0).Err(), "a refused write naming no job")
 
-	got := sink.wait(t, 5)
-	require.Len(t, got, 5)
+	got := sink.wait(t, 6)
+	require.Len(t, got, 6)
 	want := []struct {
 		name, outcome string
 		jobs          []string
@@ -81,6 +82,7 @@ func TestCommandLogRecordsJobCommandsWithTheirReplies(t *testing.T) {
 		{"EVALSHA", OutcomeAnswered, []string{"j-run-1"}},
 		{"XADD", OutcomeAnswered, []string{"j-run-2"}},
 		{"LPUSH", OutcomeAnswered, []string{"j-run-3", "j-run-30"}},
+		{"GET", OutcomeAnswered, []string{"j-run-4"}},
 		{"EVALSHA", OutcomeError, []string{"j-run-5"}},
 		{"SET", OutcomeError, nil},
 	}
@@ -89,10 +91,10 @@ func TestCommandLogRecordsJobCommandsWithTheirReplies(t *testing.T) {
 		require.Equal(t, w.outcome, got[i].Outcome, "record %d", i)
 		require.Equal(t, w.jobs, got[i].Jobs, "record %d", i)
 		require.Equal(t, "redis/d1", got[i].Link)
-		require.True(t, got[i].Write)
+		require.Equal(t, w.name != "GET", got[i].Write, "record %d", i)
 		require.False(t, got[i].Replied.Before(got[i].Sent), "record %d replied before it was sent", i)
 	}
-	require.Contains(t, got[3].Reply, "refused by a fault")
+	require.Contains(t, got[4].Reply, "refused by a fault")
 }
 
 func TestCommandLogRecordsADroppedReply(t *testing.T) {
