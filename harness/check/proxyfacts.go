@@ -14,7 +14,7 @@ import (
 type proxyFacts struct {
 	on     bool
 	bySlot map[string][]history.Command
-	jobs   map[int64]string             // event -> its job id
+	jobs   map[int64]string // event -> its job id
 }
 
 func newProxyFacts(run history.Run) proxyFacts {
