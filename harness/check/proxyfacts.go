@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/history"
 )
@@ -57,17 +58,18 @@ var delayOnly = map[string]bool{"latency": true, "bandwidth": true, "slicer": tr
 var seenOnRedis = map[string]bool{"queue-error": true, "redis-state": true, "lost-reply-redis-add": true}
 
 // byCommands reads a return that rule 4 could not call a release by what
-// the proxy saw of the hold's slot (doc.go, rule 5):
-// decided is true for a release or a transient failure (m); otherwise why
-// is the reason the return stays in doubt, or "" when the records say
-// nothing (absent, or the slot unknown) and the caller keeps its own.
-func (c moveReader) byCommands(h *hold, t history.Transition) (m move, why string, decided bool) {
+// the proxy saw of the hold's slot (doc.go, rule 5): decided is true for a
+// release or a transient failure (m); otherwise why is the reason the
+// return stays in doubt, or "" when the records say nothing (absent, or
+// the slot unknown) and the caller keeps its own. next is the time of the
+// event's next transition (zero for none).
+func (c moveReader) byCommands(h *hold, t history.Transition, next time.Time) (m move, why string, decided bool) {
 	slot := c.holdSlot(h)
 	job := c.facts.jobs[h.Event]
 	if !c.facts.on || slot == "" || job == "" {
 		return moveUnclear, "", false
 	}
-	from, to := h.Start.Add(-ClockSlack), t.At.Add(ClockSlack)
+	from, to := holdWindow(h, t, next)
 	var last *history.Command
 	var failedOther *history.Command
 	for i, cmd := range c.facts.bySlot[slot] {
@@ -97,13 +99,30 @@ func (c moveReader) byCommands(h *hold, t history.Transition) (m move, why strin
 	return moveRelease, "", true
 }
 
+// holdWindow is when a command of the hold may have been sent: from its
+// claim to the return, widened by ClockSlack but never past the event's
+// transitions on either side (the previous hold's end, the next claim),
+// whose own commands are theirs: every command of a hold follows its
+// claim and precedes the next one.
+func holdWindow(h *hold, t history.Transition, next time.Time) (from, to time.Time) {
+	from, to = h.Start.Add(-ClockSlack), t.At.Add(ClockSlack)
+	if !h.Before.IsZero() && from.Before(h.Before) {
+		from = h.Before
+	}
+	if !next.IsZero() && to.After(next) {
+		to = next
+	}
+	return from, to
+}
+
 // afterCommand reads a return that follows the owner's command for the
 // event's job: a transient failure when that command's client got no good
-// answer before the return and the same instance ran throughout; in doubt
+// answer before the return (sent before it, its outcome by then) and the
+// same instance ran throughout; in doubt
 // otherwise (answered, or not read), the reason naming the command.
 func (c moveReader) afterCommand(h *hold, t history.Transition, cmd history.Command, owner, job string) (move, string, bool) {
 	sent := fmt.Sprintf("%s sent %s naming job %s to Redis at %s, which was %s", owner, cmd.Name, job, clock(cmd.Sent), outcomeText(cmd))
-	if cmd.Failed() && !cmd.Replied.After(t.At.Add(ClockSlack)) && c.sameInstance(h, t) {
+	if cmd.Failed() && !cmd.Sent.After(t.At.Add(DBSlack)) && !cmd.Replied.After(t.At.Add(ClockSlack)) && c.sameInstance(h, t) {
 		return moveFailure, "", true
 	}
 	return moveUnclear, fmt.Sprintf("%s, and returned it to pending at %s before its lease ended, with no backoff: a release or a retry without backoff",

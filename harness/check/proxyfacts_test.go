@@ -165,3 +165,26 @@ func TestFailedCommandOfAKilledOwnerIsNotItsRetry(t *testing.T) {
 	require.NotEqual(t, moveFailure, movesOf(run, 1)[2])
 	require.NotEqual(t, Fail, Check(I6, run).Verdict)
 }
+
+// A hold's commands are those sent between the event's transitions around
+// it: the next hold's add, sent within ClockSlack of this return, and the
+// previous hold's failed add, within ClockSlack of this claim, are theirs.
+func TestCommandsOfTheNeighbouringHoldsAreTheirs(t *testing.T) {
+	run := givenBack("latency", "redis", func(b *builder) {
+		b.command("d1", "EVAL", history.CommandAnswered, 1960, 1961, "j-1")
+	}).finish(3100, 12000, true)
+	require.Equal(t, moveRelease, movesOf(run, 1)[2], "the next hold's add")
+
+	b := dialect("queue-error").start(0, "d1")
+	b.writers = true
+	b.run.Meta.Tuning.BackoffBase = history.Duration(50 * time.Millisecond)
+	b.produce(1, "j-1", history.KindValid, 50).fault("queue-error", "redis", 60, 3000)
+	b.claim(1, "d1", 100).command("d1", "EVALSHA", history.CommandError, 690, 695, "j-1")
+	b.failTransient(1, 700, "redis: queue broken", 60*time.Millisecond).by("d1")
+	b.claim(1, "d1", 770).giveBack(1, 900, "released: lease nearly over", 0).by("d1")
+	b.claim(1, "d1", 1000).command("d1", "EVALSHA", history.CommandAnswered, 1010, 1020, "j-1")
+	b.add("ai-default", "j-1", "j-1", 1015).publish(1, 1030)
+	run = b.finish(3100, 12000, true)
+	require.Equal(t, []move{moveInsert, moveClaim, moveFailure, moveClaim, moveRelease, moveClaim, moveFinalize}, movesOf(run, 1))
+	require.Equal(t, Pass, Check(I6, run).Verdict, Check(I6, run).Reason)
+}
