@@ -66,7 +66,10 @@
 // # Rule 5: the command log
 //
 // A run recorded through the fault proxy has its command log
-// (Meta.Commands, and no "commands" gap; proxyfacts.go): per instance
+// (Meta.Commands, and no "commands" gap; proxyfacts.go). It is read only
+// for an adapter that declares no release or recovery conventions: a
+// declaration decides as it did before the log (the reference declares
+// that a give-back after Redis answered nothing is a release). The log holds, per instance
 // slot, every command the slot sent through its Redis link that names a
 // job of the run, and every command that failed there, with its outcome:
 // answered, error reply, reply dropped by a fault, connection ended before
@@ -77,7 +80,10 @@
 // failed (error reply, dropped, or no reply before its connection ended),
 // its outcome came by the return, and the owner ran throughout (no signal,
 // no restart of the slot: a restart's own return is not the failed
-// command's retry). I6 applies.
+// command's retry). I6 applies. A return that takes back the attempt its
+// claim counted (attempts lower than the claim's) stays in doubt: the
+// dispatcher says the claim spent nothing, as a breaker's give-back after
+// no answer does.
 //
 // Release: no command named the job and the owner's links were up: no
 // command naming no job failed on its Redis link, no signal but SIGTERM,

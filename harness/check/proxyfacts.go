@@ -66,8 +66,8 @@ var seenOnRedis = map[string]bool{"queue-error": true, "redis-state": true, "los
 func (c moveReader) byCommands(h *hold, t history.Transition, next time.Time) (m move, why string, decided bool) {
 	slot := c.holdSlot(h)
 	job := c.facts.jobs[h.Event]
-	if !c.facts.on || slot == "" || job == "" {
-		return moveUnclear, "", false
+	if !c.facts.on || c.conv.Declared() || slot == "" || job == "" {
+		return moveUnclear, "", false // declared conventions decide, as before the log
 	}
 	from, to := holdWindow(h, t, next)
 	var last *history.Command
@@ -117,12 +117,20 @@ func holdWindow(h *hold, t history.Transition, next time.Time) (from, to time.Ti
 
 // afterCommand reads a return that follows the owner's command for the
 // event's job: a transient failure when that command's client got no good
-// answer before the return (sent before it, its outcome by then) and the
-// same instance ran throughout; in doubt
-// otherwise (answered, or not read), the reason naming the command.
+// answer before the return (sent before it, its outcome by then), the
+// same instance ran throughout and the return did not take back the
+// attempt its claim counted; in doubt otherwise (answered, not read, or
+// the attempt taken back), the reason naming the command.
 func (c moveReader) afterCommand(h *hold, t history.Transition, cmd history.Command, owner, job string) (move, string, bool) {
 	sent := fmt.Sprintf("%s sent %s naming job %s to Redis at %s, which was %s", owner, cmd.Name, job, clock(cmd.Sent), outcomeText(cmd))
 	if cmd.Failed() && !cmd.Sent.After(t.At.Add(DBSlack)) && !cmd.Replied.After(t.At.Add(ClockSlack)) && c.sameInstance(h, t) {
+		if t.Attempts < h.Attempts {
+			// It took back the attempt its claim counted: a give-back of
+			// a claim that spent nothing (a breaker's, after no answer),
+			// as the dispatcher tells it, not a retry.
+			return moveUnclear, fmt.Sprintf("%s, and returned it to pending at %s before its lease ended, with no backoff and its claim's attempt taken back (%d to %d): a give-back or a retry without backoff",
+				sent, clock(t.At), h.Attempts, t.Attempts), false
+		}
 		return moveFailure, "", true
 	}
 	return moveUnclear, fmt.Sprintf("%s, and returned it to pending at %s before its lease ended, with no backoff: a release or a retry without backoff",

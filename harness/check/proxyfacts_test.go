@@ -109,13 +109,31 @@ func TestReturnAfterAFailedCommandForItsJobIsATransientFailure(t *testing.T) {
 		require.Equal(t, Fail, r.Verdict, "%s: %s", c.outcome, r.Reason)
 		require.Contains(t, r.Violations[0].Summary, "After transient failure 1 of event 1")
 	}
-	// A declaration that would call it a release does not turn the proven
-	// failure into a pass.
+	// Declared conventions decide as they did before the log: a breaker
+	// that gives back what it holds when Redis answered nothing declares
+	// those give-backs (the reference does).
 	run := givenBack("queue-error", "redis", func(b *builder) {
 		b.command("d1", "EVALSHA", history.CommandError, 1000, 1010, "j-1")
 	}).finish(3100, 12000, true)
 	run.Meta.Conventions.ReleaseErrors = []string{"released:"}
-	require.Equal(t, Fail, Check(I6, run).Verdict)
+	require.Equal(t, moveRelease, movesOf(run, 1)[2])
+	run.Meta.Conventions.ReleaseErrors = []string{"given back:"}
+	require.Equal(t, moveFailure, movesOf(run, 1)[2])
+
+	// A return that takes back its claim's attempt after a lost reply is
+	// a give-back as the dispatcher tells it: in doubt, never a fail.
+	run = givenBack("lost-reply-redis-add", "redis", func(b *builder) {
+		b.command("d1", "EVALSHA", history.CommandDropped, 1000, 1800, "j-1")
+	}).finish(3100, 12000, true)
+	for i := range run.Transitions {
+		if tr := &run.Transitions[i]; tr.Key == "1" && tr.At.Equal(ms(1900)) {
+			tr.Attempts--
+		}
+	}
+	require.Equal(t, moveUnclear, movesOf(run, 1)[2])
+	r := Check(I6, run)
+	require.Equal(t, Unknown, r.Verdict, r.Reason)
+	require.Contains(t, r.Reason, "its claim's attempt taken back (1 to 0)")
 	// The same return with backoff passes I6.
 	b := dialect("queue-error").start(0, "d1")
 	b.produce(1, "j-1", history.KindValid, 50).fault("queue-error", "redis", 60, 3000)
