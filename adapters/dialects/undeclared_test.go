@@ -42,35 +42,40 @@ func undeclared(t *testing.T, d, file string) string {
 	return out
 }
 
-// TestNoBackoffPlantIsCaughtWithNoDeclaration: go-reason's no-backoff plant,
-// its manifest stripped of conventions, in queue-error. Its retries of a
+// TestNoBackoffPlantIsCaughtWithNoDeclaration: the no-backoff plants of
+// go-reason (its own Lua) and node-owner-round (bullmq's Queue.add), their
+// manifests stripped of conventions, in queue-error. Their retries of a
 // refused add come with no backoff; the proxy saw each add's error reply,
 // so the returns are transient failures, not releases, and I6 fails with
-// no declaration.
+// no declaration. The same history without its command log is unknown.
 func TestNoBackoffPlantIsCaughtWithNoDeclaration(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs queue-error once: not in -short")
+		t.Skip("runs queue-error twice: not in -short")
 	}
-	path := undeclared(t, "go-reason", "manifest-no-backoff.yaml")
-	a := load(t, path)
-	require.False(t, a.Conventions().Declared(), "the copy declares no conventions")
-	o := run(t, openEnv(t), a, t.TempDir(), "queue-error", 200)
-	require.True(t, o.History.Meta.Commands, "the run recorded its commands")
-	failed := 0
-	for _, c := range o.History.Commands {
-		if c.Outcome == history.CommandError && len(c.Jobs) > 0 {
-			failed++
-		}
-	}
-	require.Positive(t, failed, "the proxy saw refused adds")
-	r := result(t, o, "I6")
-	require.Equal(t, check.Fail, r.Verdict, r.Reason)
-	require.NotEmpty(t, r.Violations)
-	t.Logf("caught by I6 with no declaration: %s", r.Violations[0].Summary)
+	e := openEnv(t)
+	for _, d := range []string{"go-reason", "node-owner-round"} {
+		t.Run(d, func(t *testing.T) {
+			needNode(t, d)
+			a := load(t, undeclared(t, d, "manifest-no-backoff.yaml"))
+			require.False(t, a.Conventions().Declared(), "the copy declares no conventions")
+			o := run(t, e, a, t.TempDir(), "queue-error", 200)
+			require.True(t, o.History.Meta.Commands, "the run recorded its commands")
+			failed := 0
+			for _, c := range o.History.Commands {
+				if c.Outcome == history.CommandError && len(c.Jobs) > 0 {
+					failed++
+				}
+			}
+			require.Positive(t, failed, "the proxy saw refused adds")
+			r := result(t, o, "I6")
+			require.Equal(t, check.Fail, r.Verdict, r.Reason)
+			require.NotEmpty(t, r.Violations)
+			t.Logf("caught by I6 with no declaration: %s", r.Violations[0].Summary)
 
-	// The same history without its command log is in doubt, as before.
-	h := o.History
-	h.Meta.Commands = false
-	without := check.Check(check.I6, h)
-	require.Equal(t, check.Unknown, without.Verdict, without.Reason)
+			h := o.History
+			h.Meta.Commands = false
+			without := check.Check(check.I6, h)
+			require.Equal(t, check.Unknown, without.Verdict, without.Reason)
+		})
+	}
 }
