@@ -30,6 +30,7 @@ type index struct {
 	streamOf    map[string][]history.StreamEntry // by ai_jobs id
 	keysOf      map[string][]history.KeyNote
 	finalOf     map[string]*finalPresence
+	commandsOf  map[string][]history.Command // by job id: the proxy's command log (proxyfacts.go)
 }
 
 func newIndex(run history.Run) *index {
@@ -47,6 +48,12 @@ func newIndex(run history.Run) *index {
 		why:         map[int64][]string{},
 		lv:          newLiveness(run),
 		gaps:        map[string][]history.Gap{},
+		commandsOf:  map[string][]history.Command{},
+	}
+	for _, c := range run.Commands {
+		for _, j := range c.Jobs {
+			ix.commandsOf[j] = append(ix.commandsOf[j], c)
+		}
 	}
 	ix.events = append([]history.Event(nil), run.Events...)
 	sort.SliceStable(ix.events, func(i, j int) bool { return ix.events[i].ID < ix.events[j].ID })

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -108,6 +109,7 @@ func TestReturnAfterAFailedCommandForItsJobIsATransientFailure(t *testing.T) {
 		r := Check(I6, run)
 		require.Equal(t, Fail, r.Verdict, "%s: %s", c.outcome, r.Reason)
 		require.Contains(t, r.Violations[0].Summary, "After transient failure 1 of event 1")
+		require.True(t, hasStep(r.Violations[0], "proxy", "d1 sent EVALSHA naming job j-1 to Redis"), "the step the verdict rests on")
 	}
 	// Declared conventions decide as they did before the log: a breaker
 	// that gives back what it holds when Redis answered nothing declares
@@ -205,4 +207,15 @@ func TestCommandsOfTheNeighbouringHoldsAreTheirs(t *testing.T) {
 	run = b.finish(3100, 12000, true)
 	require.Equal(t, []move{moveInsert, moveClaim, moveFailure, moveClaim, moveRelease, moveClaim, moveFinalize}, movesOf(run, 1))
 	require.Equal(t, Pass, Check(I6, run).Verdict, Check(I6, run).Reason)
+}
+
+// hasStep tells whether v has a step from source whose text starts with
+// prefix.
+func hasStep(v Violation, source, prefix string) bool {
+	for _, s := range v.Steps {
+		if s.Source == source && strings.HasPrefix(s.Text, prefix) {
+			return true
+		}
+	}
+	return false
 }
