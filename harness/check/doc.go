@@ -99,9 +99,13 @@
 // The log's limits: an outcome is what the proxy read from Redis before
 // the link's own faults act on the reply (a downstream latency or
 // blackhole), so a reply the client never got in time reads as answered,
-// which keeps a return in doubt, never a release. The store's statements
-// are not in the log: a failed finalize on MySQL or PostgreSQL is seen
-// only through the fault that failed it, which keeps the doubt.
+// which keeps a return in doubt, never a release. A command the client
+// gave up on before sending it (a pool or dial timeout under a delay,
+// the handshake's replies read as answered) leaves no record: its
+// return reads as a release, as the event never reached Redis. The
+// store's statements are not in the log: a failed finalize on MySQL or
+// PostgreSQL is seen only through the fault that failed it, which keeps
+// the doubt (the add was answered), never a release.
 //
 // A declaration only settles what rule 5 leaves in doubt; it never turns a
 // proven violation (a failure the log shows) into a pass. Declarations (declarations.go) names, for a run with a required
