@@ -50,15 +50,65 @@
 //     fault whose target does not name another instance (so faults on
 //     "redis", "mysql", the owner or its links count), no signal but SIGTERM,
 //     no MySQL cut. No backoff is owed.
-//  5. otherwise the history cannot tell a release from a retry without
-//     backoff. With declared conventions, a return whose last_error matches
-//     a declared release or recovery (a prefix, or unchanged when the
-//     convention keeps it) is a release, and one that matches none is a
-//     transient failure. With nothing declared it is unclear: every checker
-//     it matters to is unknown for that event, with the reason, not a fail.
+//  5. otherwise the fault proxy's command log decides, when the run has
+//     one ("Rule 5: the command log" below): a transient failure when the
+//     owner's last command for the event's job failed, a release when no
+//     command named the job and the owner's links were up. Otherwise, and
+//     always without the log, the history cannot tell a release from a
+//     retry without backoff. With declared conventions, a return whose
+//     last_error matches a declared release or recovery (a prefix, or
+//     unchanged when the convention keeps it) is a release, and one that
+//     matches none is a transient failure. With nothing declared it is
+//     unclear: every checker it matters to is unknown for that event, with
+//     the reason (naming the command and its outcome when the log saw
+//     one), not a fail.
 //
-// A declaration only settles rule 5; it never turns a proven violation into
-// a pass. Declarations (declarations.go) names, for a run with a required
+// # Rule 5: the command log
+//
+// A run recorded through the fault proxy has its command log
+// (Meta.Commands, and no "commands" gap; proxyfacts.go). It is read only
+// for an adapter that declares no release or recovery conventions: a
+// declaration decides as it did before the log (the reference declares
+// that a give-back after Redis answered nothing is a release). The log holds, per instance
+// slot, every command the slot sent through its Redis link that names a
+// job of the run, and every command that failed there, with its outcome:
+// answered, error reply, reply dropped by a fault, connection ended before
+// the reply (history.Command). It is read over the hold, from its claim to
+// the return widened by ClockSlack, on the slot of h.
+//
+// Transient failure: the slot's last command naming the event's job
+// failed (error reply, dropped, or no reply before its connection ended),
+// its outcome came by the return, and the owner ran throughout (no signal,
+// no restart of the slot: a restart's own return is not the failed
+// command's retry). I6 applies. A return that takes back the attempt its
+// claim counted (attempts lower than the claim's) stays in doubt: the
+// dispatcher says the claim spent nothing, as a breaker's give-back after
+// no answer does.
+//
+// Release: no command named the job and the owner's links were up: no
+// command naming no job failed on its Redis link, no signal but SIGTERM,
+// no MySQL cut, and every fault in effect that does not name another
+// instance only slows links (latency, bandwidth, slicer) or is a Redis
+// fault, on "redis" or a Redis link, whose every effect on a command the
+// log records (queue-error and redis-state refusals are error replies, a
+// lost reply is dropped). The event never started, so nothing failed for
+// it. A fault that takes a link down (down, blackhole, reset), any other
+// store fault, or a kill keeps the doubt: a command may never have
+// reached the proxy.
+//
+// The log's limits: an outcome is what the proxy read from Redis before
+// the link's own faults act on the reply (a downstream latency or
+// blackhole), so a reply the client never got in time reads as answered,
+// which keeps a return in doubt, never a release. A command the client
+// gave up on before sending it (a pool or dial timeout under a delay,
+// the handshake's replies read as answered) leaves no record: its
+// return reads as a release, as the event never reached Redis. The
+// store's statements are not in the log: a failed finalize on MySQL or
+// PostgreSQL is seen only through the fault that failed it, which keeps
+// the doubt (the add was answered), never a release.
+//
+// A declaration only settles what rule 5 leaves in doubt; it never turns a
+// proven violation (a failure the log shows) into a pass. Declarations (declarations.go) names, for a run with a required
 // invariant unknown by rule 5, the conventions block that would settle it,
 // filled with the last_error prefixes those returns wrote (harness/declare
 // reads and renders them). Failures are counted from these moves, never from the attempts

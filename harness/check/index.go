@@ -30,6 +30,7 @@ type index struct {
 	streamOf    map[string][]history.StreamEntry // by ai_jobs id
 	keysOf      map[string][]history.KeyNote
 	finalOf     map[string]*finalPresence
+	commandsOf  map[string][]history.Command // by job id: the proxy's command log (proxyfacts.go)
 }
 
 func newIndex(run history.Run) *index {
@@ -47,6 +48,12 @@ func newIndex(run history.Run) *index {
 		why:         map[int64][]string{},
 		lv:          newLiveness(run),
 		gaps:        map[string][]history.Gap{},
+		commandsOf:  map[string][]history.Command{},
+	}
+	for _, c := range run.Commands {
+		for _, j := range c.Jobs {
+			ix.commandsOf[j] = append(ix.commandsOf[j], c)
+		}
 	}
 	ix.events = append([]history.Event(nil), run.Events...)
 	sort.SliceStable(ix.events, func(i, j int) bool { return ix.events[i].ID < ix.events[j].ID })
@@ -92,7 +99,7 @@ func (ix *index) indexTransitions() {
 			ix.jobs[t.Key] = append(ix.jobs[t.Key], t)
 		}
 	}
-	c := moveReader{run: ix.run, lv: ix.lv, conv: ix.run.Meta.Conventions}
+	c := moveReader{run: ix.run, lv: ix.lv, conv: ix.run.Meta.Conventions, facts: newProxyFacts(ix.run)}
 	for id, list := range ix.outbox {
 		read := c.readMoves(id, list)
 		ix.holds[id], ix.moves[id], ix.why[id] = read.holds, read.moves, read.why

@@ -120,8 +120,11 @@ type hold struct {
 	Attempts int
 	Until    *time.Time // lease end, moved by extensions; nil when not recorded
 	Claim    history.Transition
-	End      *history.Transition // nil while still held at the end of the history
-	EndMove  move
+	// Before is the time of the event's transition before the claim (the
+	// previous hold's end); zero for none.
+	Before  time.Time
+	End     *history.Transition // nil while still held at the end of the history
+	EndMove move
 }
 
 // eventMoves is one event's transitions read: a move per transition (and
@@ -135,9 +138,10 @@ type eventMoves struct {
 // moveReader applies the rules of doc.go with what the run recorded around
 // each transition: process events, fault windows, the declared conventions.
 type moveReader struct {
-	run  history.Run
-	lv   liveness
-	conv history.Conventions
+	run   history.Run
+	lv    liveness
+	conv  history.Conventions
+	facts proxyFacts
 }
 
 // readMoves reads one event's transitions (in sequence order).
@@ -159,14 +163,22 @@ func (c moveReader) readMoves(event int64, ts []history.Transition) eventMoves {
 		}
 		m := shape(t, h, c.owner(t))
 		if m == moveReturn {
-			m, out.why[i] = c.returnMove(h, t)
+			var next time.Time
+			if i+1 < len(ts) {
+				next = ts[i+1].At
+			}
+			m, out.why[i] = c.returnMove(h, t, next)
 		}
 		out.moves[i] = m
 		switch m {
 		case moveClaim, moveTakeover:
 			closeCur(t, m)
+			var before time.Time
+			if i > 0 {
+				before = ts[i-1].At
+			}
 			out.holds = append(out.holds, hold{Event: event, Token: t.LockToken, Owner: c.owner(t), Writer: slotWriter(t),
-				Start: t.At, Attempts: t.Attempts, Until: t.LockedUntil, Claim: t})
+				Start: t.At, Attempts: t.Attempts, Until: t.LockedUntil, Claim: t, Before: before})
 			cur = len(out.holds) - 1
 		case moveExtend:
 			if cur >= 0 && t.LockedUntil != nil {
@@ -199,8 +211,9 @@ func (c moveReader) owner(t history.Transition) string {
 const FutureSlack = 5 * time.Millisecond
 
 // returnMove decides which return to pending t is, for the hold h it ends
-// (nil when no claim was recorded before it). For moveUnclear it says why.
-func (c moveReader) returnMove(h *hold, t history.Transition) (move, string) {
+// (nil when no claim was recorded before it); next is the time of the
+// event's next transition (zero for none). For moveUnclear it says why.
+func (c moveReader) returnMove(h *hold, t history.Transition, next time.Time) (move, string) {
 	slack := DBSlack + storeDelay(c.run, t.At)
 	if h != nil && h.Until != nil && !t.At.Before(h.Until.Add(-slack)) {
 		return moveRecovery, ""
@@ -220,6 +233,13 @@ func (c moveReader) returnMove(h *hold, t history.Transition) (move, string) {
 	trouble := c.trouble(h.Owner, h.Start, t.At)
 	if trouble == "" {
 		return moveRelease, ""
+	}
+	m, why, decided := c.byCommands(h, t, next)
+	if decided {
+		return m, ""
+	}
+	if why != "" {
+		return c.undeclared(t, why)
 	}
 	return c.undeclared(t, fmt.Sprintf("%s returned it to pending at %s before its lease ended, with no backoff, while %s: a release or a retry without backoff",
 		orSomeone(h.Owner), clock(t.At), trouble))

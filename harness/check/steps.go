@@ -92,6 +92,15 @@ func (ix *index) addJob(ev *evidence, job string) {
 	for _, t := range ix.creations.takes[job] {
 		ev.core = append(ev.core, takeStep(t))
 	}
+	for _, c := range ix.commandsOf[job] {
+		ev.core = append(ev.core, commandStep(c, job))
+	}
+}
+
+// commandStep tells a command the fault proxy saw naming job.
+func commandStep(c history.Command, job string) Line {
+	return Line{At: c.Sent, Source: "proxy", Text: fmt.Sprintf("%s sent %s naming job %s to Redis, which was %s",
+		orSomeone(c.Slot), c.Name, job, outcomeText(c))}
 }
 
 // addContext adds the process events of the given instances (all instances

@@ -157,6 +157,38 @@
 // Streamed RESP3 types, which Redis does not send, stop the parsing; the
 // connection then passes untouched.
 //
+// # Redis: the command log
+//
+// Every link whose dependency is "redis" carries, from its creation, two
+// toxics that change nothing (redis_commands.go): the command reader
+// (upstream) parses the client's requests and the reply reader
+// (downstream) the server's replies, each forwarding every byte at once.
+// Added before the link accepts a connection, they are first in their
+// chains: the reader sees what the client sent, before any fault's
+// toxic rewrites it. toxiproxy starts a connection's upstream link and
+// then its downstream link, one connection after another from a single
+// goroutine, creating each stateful toxic's state in turn; the two
+// readers pair up through that order, so they share one queue of the
+// connection's requests, answered in order as Redis answers them. Once
+// Server.RecordCommands names the run's job ids (the needle, then
+// digits), each request is recorded with its outcome when the request
+// names a job id (anywhere in its first 64 KiB) or failed:
+//   - answered, or error reply (a queue-error or redis-state refusal is the
+//     error Redis gives the substituted command);
+//   - dropped: a lost-reply marker's reply (which no client request asked
+//     for) went by, and from it the dropper drops every reply, unless the
+//     next is a NOSCRIPT error;
+//   - closed: the connection ended (either side) before the reply;
+//   - unread: the stream stopped being readable, or the client entered a
+//     mode whose replies do not answer requests one for one (SUBSCRIBE,
+//     MONITOR).
+//
+// A command queued inside MULTI takes its EXEC's outcome (an error reply
+// when rejected while queued). A reply is read before the link's own
+// downstream faults act on it: a reply a downstream latency or blackhole
+// then holds past the client's timeout reads as answered. A server keeps
+// at most 200000 records and counts the rest as lost (CommandsLost).
+//
 // # Redis: a broken queue (queue-error)
 //
 // Redis answers every command that writes a key of one queue

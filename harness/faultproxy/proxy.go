@@ -29,6 +29,9 @@ type Proxy struct {
 	// statements is the registry key of a PostgreSQL link's statements
 	// (pg_statements.go); empty on other links.
 	statements string
+	// commands is the registry key of a Redis link's command log
+	// (redis_commands.go); empty on other links.
+	commands string
 
 	mu     sync.Mutex
 	faults map[string]*installed
@@ -272,6 +275,7 @@ func (p *Proxy) close() error {
 	err := p.healLocked()
 	p.tp.Stop()
 	pgStatementSets.unregister(p.statements)
+	redisLinkLogs.unregister(p.commands)
 	return err
 }
 

@@ -30,6 +30,8 @@ func init() {
 	toxics.Register(pgStatementsToxicType, new(filterToxic[pgStatements, pgStatementsKind]))
 	toxics.Register(pgAnswerToxicType, new(filterToxic[sqlError, pgAnswerKind]))
 	toxics.Register(halfOpenToxicType, new(halfOpenToxic))
+	toxics.Register(redisCommandsToxicType, new(filterToxic[redisLinkLog, redisCommandsKind]))
+	toxics.Register(redisRepliesToxicType, new(filterToxic[redisLinkLog, redisRepliesKind]))
 }
 
 // Compile-time checks of the optional toxic capabilities toxiproxy looks

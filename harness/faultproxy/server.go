@@ -25,6 +25,8 @@ type Server struct {
 	proxies map[string]*Proxy
 	nextID  int
 	closed  bool
+	// commands is the command log of the Redis links (redis_commands.go).
+	commands commandLogState
 }
 
 // NewServer returns a server whose random choices all come from rng, the
@@ -74,11 +76,20 @@ func (s *Server) Link(name, upstream string) (*Proxy, error) {
 		}
 		statements = key
 	}
+	var commands string
+	if isRedisLink(name) {
+		key, err := followCommands(tp, name, &s.commands)
+		if err != nil {
+			return nil, fmt.Errorf("link %s: %w", name, err)
+		}
+		commands = key
+	}
 	if err := tp.Start(); err != nil {
 		pgStatementSets.unregister(statements)
+		redisLinkLogs.unregister(commands)
 		return nil, fmt.Errorf("link %s: listen on 127.0.0.1: %w", name, err)
 	}
-	p := &Proxy{srv: s, name: name, upstream: upstream, addr: tp.Listen, tp: tp, faults: map[string]*installed{}, statements: statements}
+	p := &Proxy{srv: s, name: name, upstream: upstream, addr: tp.Listen, tp: tp, faults: map[string]*installed{}, statements: statements, commands: commands}
 	s.proxies[name] = p
 	return p, nil
 }

@@ -16,6 +16,10 @@
 //     poison kind), and every job the consumer took.
 //   - Faults and processes: every fault window and every instance start, signal
 //     and exit, on the harness clock.
+//   - Commands: the requests each instance sent to Redis through its fault
+//     proxy link that name a job of the run, and those that failed, with
+//     their outcome (answered, error reply, reply dropped, connection ended
+//     first); Meta.Commands says the run recorded them.
 //   - Gaps: anything an observer could not see (a trimmed stream, a dropped
 //     pub/sub connection); checkers answer unknown rather than guess over a gap.
 //
@@ -30,6 +34,7 @@
 //	faults.jsonl       Fault
 //	processes.jsonl    ProcessEvent
 //	gaps.jsonl         Gap
+//	commands.jsonl     Command
 //	final.json         Final
 //
 // All times are UTC. Database times and harness times come from the same

@@ -92,6 +92,11 @@ type Meta struct {
 	// Zones is what the harness applied of a scenario's time zones, as it
 	// read them back; nil when the scenario sets none.
 	Zones *Zones `json:"zones,omitempty"`
+	// Commands says that the fault proxy recorded, on every instance's
+	// Redis link, the commands that name a job of the run and the
+	// commands that failed (Run.Commands). False for an older history:
+	// no record then says nothing about what an instance sent.
+	Commands bool `json:"commands,omitempty"`
 }
 
 // Zones are the time zones a run's store server and dispatcher processes
@@ -281,6 +286,39 @@ type ProcessEvent struct {
 	Detail   string    `json:"detail,omitempty"`
 }
 
+// Command is one request an instance sent to Redis through its link, as
+// the fault proxy saw it: one that names jobs of the run (Jobs), or one
+// that failed. Times are on the harness clock.
+type Command struct {
+	Slot    string    `json:"slot"` // the instance slot whose link carried it ("d1")
+	Name    string    `json:"name"` // EVALSHA, XADD, LPUSH, EXEC, ...
+	Jobs    []string  `json:"jobs,omitempty"`
+	Write   bool      `json:"write,omitempty"` // a script or a write command
+	Sent    time.Time `json:"sent"`
+	Outcome string    `json:"outcome"` // the Command* outcomes
+	Reply   string    `json:"reply,omitempty"`
+	Replied time.Time `json:"replied"`
+}
+
+// Outcomes of a Command.
+const (
+	CommandAnswered = "answered" // Redis answered, not with an error
+	CommandError    = "error"    // an error reply, Redis's own or a fault's
+	CommandDropped  = "dropped"  // a lost-reply fault dropped the reply
+	CommandClosed   = "closed"   // the connection ended before the reply
+	CommandUnread   = "unread"   // the proxy could not read the replies
+)
+
+// Failed tells whether the command's client got no good answer: an error
+// reply, a reply dropped, or none before the connection ended.
+func (c Command) Failed() bool {
+	return c.Outcome == CommandError || c.Outcome == CommandDropped || c.Outcome == CommandClosed
+}
+
+// GapCommands is the source of a gap in Run.Commands: the proxy lost
+// records, so their absence proves nothing.
+const GapCommands = "commands"
+
 // Gap is something an observer missed. Any gap makes dependent checks unknown.
 type Gap struct {
 	Source string    `json:"source"` // stream:<queue>, keyspace, triggers
@@ -357,6 +395,7 @@ type Run struct {
 	Processes   []ProcessEvent `json:"processes"`
 	Gaps        []Gap          `json:"gaps"`
 	Appends     []Append       `json:"appends,omitempty"`
+	Commands    []Command      `json:"commands,omitempty"`
 	Final       Final          `json:"final"`
 }
 
@@ -413,6 +452,11 @@ func (r *Recorder) AddAppend(a Append) {
 	r.Update(func(run *Run) { run.Appends = append(run.Appends, a) })
 }
 
+// AddCommand records a command the fault proxy saw.
+func (r *Recorder) AddCommand(c Command) {
+	r.Update(func(run *Run) { run.Commands = append(run.Commands, c) })
+}
+
 // AddTake records a job a consumer took.
 func (r *Recorder) AddTake(t Take) { r.Update(func(run *Run) { run.Takes = append(run.Takes, t) }) }
 
@@ -458,6 +502,7 @@ func (r *Recorder) Snapshot() Run {
 	run.Processes = append([]ProcessEvent(nil), r.run.Processes...)
 	run.Gaps = append([]Gap(nil), r.run.Gaps...)
 	run.Appends = append([]Append(nil), r.run.Appends...)
+	run.Commands = append([]Command(nil), r.run.Commands...)
 	run.Sort()
 	return run
 }
@@ -472,4 +517,5 @@ func (run *Run) Sort() {
 	sort.SliceStable(run.Processes, func(i, j int) bool { return run.Processes[i].At.Before(run.Processes[j].At) })
 	sort.SliceStable(run.Gaps, func(i, j int) bool { return run.Gaps[i].At.Before(run.Gaps[j].At) })
 	sort.SliceStable(run.Appends, func(i, j int) bool { return run.Appends[i].At.Before(run.Appends[j].At) })
+	sort.SliceStable(run.Commands, func(i, j int) bool { return run.Commands[i].Sent.Before(run.Commands[j].Sent) })
 }

@@ -27,6 +27,11 @@ func Redact(run Run) Run {
 		redact.Fields(&k.Queue, &k.JobID, &k.Event, &k.DataJobID, &k.Data, &k.Opts)
 		return k
 	})
+	out.Commands = redact.Slice(run.Commands, func(c Command) Command {
+		redact.Fields(&c.Slot, &c.Name, &c.Reply)
+		c.Jobs = redact.Strings(c.Jobs)
+		return c
+	})
 	out.Takes = redact.Slice(run.Takes, func(t Take) Take {
 		redact.Fields(&t.Queue, &t.JobID, &t.DataJobID, &t.Worker)
 		return t

@@ -70,6 +70,7 @@ var files = []jsonlFile{
 	lines("processes.jsonl", func(r *Run) *[]ProcessEvent { return &r.Processes }),
 	lines("gaps.jsonl", func(r *Run) *[]Gap { return &r.Gaps }),
 	lines("appends.jsonl", func(r *Run) *[]Append { return &r.Appends }),
+	lines("commands.jsonl", func(r *Run) *[]Command { return &r.Commands }),
 }
 
 // Write stores the run in dir (created if missing) in the layout of doc.go,

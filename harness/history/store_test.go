@@ -15,13 +15,16 @@ func TestWriteLoadRoundTrip(t *testing.T) {
 	run := Run{
 		Meta: Meta{Scenario: "baseline", Seed: 7, Prefix: "bull", Queues: []string{"q"},
 			Tuning: Tuning{Lease: Duration(2 * time.Second), MaxAttempts: 5}, Started: at,
-			Conventions: Conventions{ReleaseErrors: []string{"released:"}, RecoveryKeepsError: true, RecoveryBound: Duration(9 * time.Second)}},
+			Conventions: Conventions{ReleaseErrors: []string{"released:"}, RecoveryKeepsError: true, RecoveryBound: Duration(9 * time.Second)},
+			Commands:    true},
 		Events:      []Event{{ID: 2, Type: "ai.job.enqueue", JobID: "j-2", Kind: KindValid, Produced: at}, {ID: 1, JobID: "j-1", Produced: at}},
 		Transitions: []Transition{{Seq: 1, Table: TableOutbox, Key: "1", At: at, NewStatus: StatusProcessing, LockedUntil: &until}},
 		Stream:      []StreamEntry{{Queue: "q", ID: "1-0", At: at, Event: "added", JobID: "j-1"}},
 		Keys:        []KeyNote{{Queue: "q", JobID: "j-1", Event: "new", Stamp: "1", At: at}},
 		Faults:      []Fault{{ID: 1, Kind: "kill", Target: "d1", Start: at, End: until}},
-		Final:       Final{At: until, Outbox: []OutboxRow{{ID: 1, Status: StatusPublished}}},
+		Commands: []Command{{Slot: "d2", Name: "LPUSH", Sent: until, Outcome: CommandClosed, Replied: until, Write: true},
+			{Slot: "d1", Name: "EVALSHA", Jobs: []string{"j-1"}, Write: true, Sent: at, Outcome: CommandError, Reply: "ERR broken", Replied: until}},
+		Final: Final{At: until, Outbox: []OutboxRow{{ID: 1, Status: StatusPublished}}},
 	}
 	dir := t.TempDir()
 	require.NoError(t, Write(dir, run))
@@ -35,6 +38,8 @@ func TestWriteLoadRoundTrip(t *testing.T) {
 	require.Equal(t, run.Stream, got.Stream)
 	require.Equal(t, run.Keys, got.Keys)
 	require.Equal(t, run.Faults, got.Faults)
+	require.Equal(t, run.Commands, got.Commands)
+	require.Equal(t, "EVALSHA", got.Commands[0].Name, "in order of sending")
 	require.Equal(t, run.Final, got.Final)
 }
 

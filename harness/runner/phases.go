@@ -9,6 +9,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/env"
+	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/internal/sleep"
 	"github.com/outboxchaos/outboxchaos/harness/model"
@@ -42,12 +43,35 @@ func (r *session) contractEnv(slot string) (map[string]string, error) {
 	return vars, nil
 }
 
+// recordCommands turns on the fault proxy's command log for the run's job
+// ids (needle): every command an instance sends through its Redis link
+// naming one of them, and every failed command, goes to the history.
+func (r *session) recordCommands(needle string) error {
+	if r.proxy == nil {
+		return nil
+	}
+	err := r.proxy.RecordCommands(faultproxy.CommandLog{Needle: needle, Record: func(c faultproxy.Command) {
+		_, slot, _ := strings.Cut(c.Link, "/")
+		r.rec.AddCommand(history.Command{Slot: slot, Name: c.Name, Jobs: c.Jobs, Write: c.Write, Sent: c.Sent,
+			Outcome: c.Outcome, Reply: c.Reply, Replied: c.Replied})
+	}})
+	if err != nil {
+		return fmt.Errorf("fault proxy: %w", err)
+	}
+	r.rec.Update(func(run *history.Run) { run.Meta.Commands = true })
+	return nil
+}
+
 // load commits the workload while the schedule drives the nemesis.
 func (r *session) load(ctx context.Context) error {
 	s := r.o.Scenario
+	runID := randomHex(3)
+	if err := r.recordCommands(workload.JobIDPrefix(runID)); err != nil {
+		return err
+	}
 	p, err := r.producer(workload.ProducerConfig{
 		DB: r.db, Schema: r.o.Adapter.Schema(), Dialect: r.dbs.store().Dialect(), Queues: r.queues, Rate: s.Rate, Mix: s.Mix,
-		Rand: randFrom(r.rng), Recorder: r.rec, RunID: randomHex(3), Aggregates: s.Aggregates, Hold: s.Hold,
+		Rand: randFrom(r.rng), Recorder: r.rec, RunID: runID, Aggregates: s.Aggregates, Hold: s.Hold,
 	})
 	if err != nil {
 		return fmt.Errorf("producer: %w", err)
@@ -229,6 +253,10 @@ func (r *session) finish(ctx context.Context) (history.Run, []check.Result, erro
 	trans, final, err := r.readHistory(ctx)
 	if err != nil {
 		return history.Run{}, nil, err
+	}
+	if r.proxy != nil && r.proxy.CommandsLost() > 0 {
+		r.rec.AddGap(history.Gap{Source: history.GapCommands, At: time.Now().UTC(),
+			Detail: fmt.Sprintf("the fault proxy's command log kept its bound and lost %d records", r.proxy.CommandsLost())})
 	}
 	now := time.Now().UTC()
 	r.rec.Update(func(run *history.Run) {

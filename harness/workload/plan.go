@@ -44,6 +44,10 @@ type planned struct {
 	num       int64 // its number in the run, from 1
 }
 
+// JobIDPrefix starts every legal job id of a run: "j-<RunID>-", then the
+// event's number. The fault proxy's command log finds a run's jobs by it.
+func JobIDPrefix(runID string) string { return "j-" + runID + "-" }
+
 // plan draws the next event from the seeded source. Every random choice is
 // made here, in a fixed order, so the same seed gives the same sequence.
 func (p *Producer) plan() planned {
@@ -52,7 +56,7 @@ func (p *Producer) plan() planned {
 	ev := planned{
 		kind:      p.kindFor(p.cfg.Mix.draw(p.cfg.Rand)),
 		eventType: EnqueueEventType,
-		jobID:     fmt.Sprintf("j-%s-%d", p.cfg.RunID, n),
+		jobID:     fmt.Sprintf("%s%d", JobIDPrefix(p.cfg.RunID), n),
 		hasJob:    p.cfg.Schema.HasJobs(),
 		jobStatus: p.words.created,
 		num:       n,
