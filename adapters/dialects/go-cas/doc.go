@@ -24,6 +24,14 @@
 // write fenced by status and token; READ COMMITTED everywhere; SIGTERM ends
 // the round in progress and exits 0.
 //
+// Failure texts are fitted before they are written: at start (and at each
+// settle until a read succeeds) it reads last_error's width in characters
+// from information_schema.COLUMNS, and every text it writes there is made
+// valid UTF-8 and cut on a character boundary to that width (to 1024 while
+// the width is unknown). A deployment's column may be narrower than the
+// contract's; a text the server would refuse under strict mode (1406, 1366)
+// would roll the whole settle back.
+//
 // Planted bugs, chosen by OUTBOXCHAOS_PLANT (manifest-<bug>.yaml each):
 //
 //	unfenced-finalize   outcomes written by id alone, in a settle that outlives the round's

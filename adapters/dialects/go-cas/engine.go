@@ -18,6 +18,7 @@ type engine struct {
 	rdb *redis.Client
 	add *redis.Script
 	lg  *log.Logger
+	col column // last_error's width (width.go)
 }
 
 // item is one claimed event.

@@ -36,6 +36,7 @@ func main() {
 
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT)
+	e.learnWidth(context.Background())
 	e.lg.Printf("up (batch %d, lease %s, plant %q)", o.batch, o.lease, o.bug)
 	e.serve(term)
 	_ = rdb.Close()

@@ -24,6 +24,7 @@ func (e *engine) settle(ctx context.Context, token string, items []*item) error 
 		return err
 	}
 	defer tx.Rollback()
+	e.learnWidth(ctx)
 	guard, args := " AND status = 'processing' AND lock_token = ?", []any{token}
 	if e.o.bug == "unfenced-finalize" {
 		guard, args = "", nil
@@ -51,17 +52,17 @@ func (e *engine) settleOne(ctx context.Context, tx *sql.Tx, it *item, guard stri
 		return err
 	case "fail":
 		_, err := tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'failed', attempts = attempts + 1, last_error = ? WHERE id = ?`+guard,
-			with(it.Why, it.ID)...)
+			with(e.fit(it.Why), it.ID)...)
 		return err
 	}
 	n := it.Failures + 1
 	if n >= e.o.maxAttempts && e.o.bug != "unbounded-attempts" {
 		_, err := tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'failed', attempts = ?, last_error = ? WHERE id = ?`+guard,
-			with(n, fmt.Sprintf("failure %d of %d, giving up: %s", n, e.o.maxAttempts, it.Why), it.ID)...)
+			with(n, e.fit(fmt.Sprintf("failure %d of %d, giving up: %s", n, e.o.maxAttempts, it.Why)), it.ID)...)
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'pending', attempts = ?, last_error = ?,
 		available_at = NOW(6) + INTERVAL ? MICROSECOND, locked_by = NULL, lock_token = NULL, locked_until = NULL WHERE id = ?`+guard,
-		with(n, fmt.Sprintf("failure %d: %s", n, it.Why), e.backoff(n).Microseconds(), it.ID)...)
+		with(n, e.fit(fmt.Sprintf("failure %d: %s", n, it.Why)), e.backoff(n).Microseconds(), it.ID)...)
 	return err
 }

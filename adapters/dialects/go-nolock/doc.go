@@ -24,6 +24,13 @@
 // N/M): ..." and available_at pushed out by base * 2^(N-1), capped; failed at
 // max attempts).
 //
+// A failure text that last_error refuses (strict mode: 1406 data too long,
+// 1366 incorrect string value; the column may be narrower than the
+// contract's 1024) is not the event's fault: the same write is tried again,
+// in the same transaction, with the fixed text "reason did not fit
+// last_error", and with NULL if even that is refused. The whole reason goes
+// to the log. The status written never depends on the reason's length.
+//
 // Planted bug, chosen by OUTBOXCHAOS_PLANT (manifest-<bug>.yaml):
 //
 //	mark-before-enqueue  published and queued before the add; a failed add

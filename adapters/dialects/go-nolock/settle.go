@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // settle writes the round's fates in one transaction. Every write is fenced
@@ -43,17 +46,53 @@ func (w *worker) write(ctx context.Context, tx *sql.Tx, ev event, f fate) error 
 			}
 		}
 	case "failed":
-		_, err = tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'failed', last_error = ?
-			WHERE id = ?`+fence, f.errText, ev.id, w.cfg.Instance)
+		err = w.withText(f.errText, func(text any) error {
+			_, err := tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'failed', last_error = ?
+			WHERE id = ?`+fence, text, ev.id, w.cfg.Instance)
+			return err
+		})
 	case "pending":
-		_, err = tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'pending', last_error = ?,
+		err = w.withText(f.errText, func(text any) error {
+			_, err := tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'pending', last_error = ?,
 			available_at = NOW(6) + INTERVAL ? MICROSECOND, locked_by = NULL, locked_until = NULL
-			WHERE id = ?`+fence, f.errText, w.delay(ev.attempts).Microseconds(), ev.id, w.cfg.Instance)
+			WHERE id = ?`+fence, text, w.delay(ev.attempts).Microseconds(), ev.id, w.cfg.Instance)
+			return err
+		})
 	case "release":
-		_, err = tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'pending', last_error = ?, locked_by = NULL, locked_until = NULL
-			WHERE id = ?`+fence, f.errText, ev.id, w.cfg.Instance)
+		err = w.withText(f.errText, func(text any) error {
+			_, err := tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'pending', last_error = ?, locked_by = NULL, locked_until = NULL
+			WHERE id = ?`+fence, text, ev.id, w.cfg.Instance)
+			return err
+		})
 	default:
 		err = fmt.Errorf("unknown fate %q", f.status)
 	}
 	return err
+}
+
+// shortText replaces a text that last_error refused.
+const shortText = "reason did not fit last_error"
+
+// withText runs a write of text into last_error. When the server refuses
+// the text itself (strict mode: 1406 data too long, 1366 incorrect string
+// value), the same write is tried again with shortText, and if that is
+// refused too with NULL: the row's status must not depend on how long its
+// reason is. MariaDB rolls back only the refused statement, so the
+// transaction goes on.
+func (w *worker) withText(text string, exec func(any) error) error {
+	err := exec(text)
+	if !refusedText(err) {
+		return err
+	}
+	w.log.Warn("last_error refused the reason, writing a short one", "err", err, "reason", text)
+	if err = exec(shortText); !refusedText(err) {
+		return err
+	}
+	return exec(nil)
+}
+
+// refusedText tells a server's refusal of a text value from other errors.
+func refusedText(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1406 || me.Number == 1366)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log"
 	"strings"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -17,6 +18,8 @@ type dispatcher struct {
 	db  *sql.DB
 	rdb *redis.Client
 	log *log.Logger
+
+	reasonCap atomic.Int64 // last_error's width as learned from refusals (reason.go), 0 before any
 }
 
 // row is one claimed event and what became of it.

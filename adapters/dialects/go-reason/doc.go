@@ -21,6 +21,15 @@
 // 2^(N-1) capped at the maximum, failed at max attempts; SIGTERM finishes the
 // batch in flight and exits 0.
 //
+// A reason that last_error does not take is learned from the refusal:
+// every reason is made valid UTF-8 and cut on a character boundary (at
+// first to 1000 characters); when the server refuses it under strict mode
+// (1406 data too long, 1366 incorrect string value) the same write is run
+// again, in the same transaction, with half as many characters until it is
+// taken, and the length taken becomes the cut for every later reason and the
+// sweep's. The column may be narrower than the contract's; the refusal must
+// not roll back the batch's finalize.
+//
 // Planted bugs, chosen by OUTBOXCHAOS_PLANT (manifest-<bug>.yaml each):
 //
 //	no-backoff           a transient failure is due again at once (I6, queue-error)

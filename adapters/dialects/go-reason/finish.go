@@ -74,8 +74,8 @@ func (d *dispatcher) publish(ctx context.Context, tx *sql.Tx, token string, ids 
 }
 
 func (d *dispatcher) fail(ctx context.Context, tx *sql.Tx, token string, r *row, reason string) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'failed', last_error = ?
-		WHERE id = ? AND status = 'processing' AND lock_token = ?`, clip(reason), r.id, token); err != nil {
+	if err := d.withReason(ctx, tx, `UPDATE outbox_events SET status = 'failed', last_error = ?
+		WHERE id = ? AND status = 'processing' AND lock_token = ?`, reason, r.id, token); err != nil {
 		return fmt.Errorf("finish: fail event %d: %w", r.id, err)
 	}
 	return nil
@@ -88,10 +88,10 @@ func (d *dispatcher) retry(ctx context.Context, tx *sql.Tx, token string, r *row
 		return d.fail(ctx, tx, token, r, fmt.Sprintf("gave up after %d attempts: %s", r.attempts, r.reason))
 	}
 	wait := d.backoff(r.attempts)
-	if _, err := tx.ExecContext(ctx, `UPDATE outbox_events SET status = 'pending', last_error = ?,
+	if err := d.withReason(ctx, tx, `UPDATE outbox_events SET status = 'pending', last_error = ?,
 		available_at = NOW(6) + INTERVAL ? MICROSECOND, locked_by = NULL, lock_token = NULL, locked_until = NULL
 		WHERE id = ? AND status = 'processing' AND lock_token = ?`,
-		clip(fmt.Sprintf("attempt %d: %s", r.attempts, r.reason)), wait.Microseconds(), r.id, token); err != nil {
+		fmt.Sprintf("attempt %d: %s", r.attempts, r.reason), wait.Microseconds(), r.id, token); err != nil {
 		return fmt.Errorf("finish: retry event %d: %w", r.id, err)
 	}
 	return nil
@@ -107,11 +107,4 @@ func (d *dispatcher) backoff(attempt int) time.Duration {
 		wait *= 2
 	}
 	return min(wait, d.s.backoffMax)
-}
-
-func clip(s string) string {
-	if len(s) > 1000 {
-		return s[:1000]
-	}
-	return s
 }

@@ -19,9 +19,9 @@ func (d *dispatcher) sweep() {
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, `UPDATE outbox_events
-		SET status = 'pending', last_error = CONCAT('lease expired, owner ', COALESCE(locked_by, '?')),
+		SET status = 'pending', last_error = LEFT(CONCAT('lease expired, owner ', COALESCE(locked_by, '?')), ?),
 		    locked_by = NULL, lock_token = NULL, locked_until = NULL
-		WHERE status = 'processing' AND locked_until < NOW(6)`)
+		WHERE status = 'processing' AND locked_until < NOW(6)`, d.limit())
 	if err != nil {
 		d.log.Printf("sweep: %v", fmt.Errorf("recover expired leases: %w", err))
 		return

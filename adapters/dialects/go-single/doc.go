@@ -19,6 +19,14 @@
 // claims go back to pending, error unchanged, at the start of every poll
 // round. SIGTERM stops between two events: nothing is held when it exits.
 //
+// Failure texts are written as they come. When the server refuses one under
+// strict mode (SQLSTATE 22001 "Data too long", or 1366 "Incorrect string
+// value": a deployment's last_error may be narrower than the contract's
+// 1024), the finalize reads last_error's width from information_schema (at
+// the first refusal only; it is kept) and writes the same outcome again, in
+// the same transaction, with the text made valid UTF-8 and cut on a
+// character boundary to that width.
+//
 // Planted bugs, chosen by OUTBOXCHAOS_PLANT (manifest-<bug>.yaml each):
 //
 //	re-add-dispatched     an event whose job is already past created is added

@@ -45,6 +45,8 @@ type single struct {
 	rdb  *redis.Client
 	out  *log.Logger
 	stop atomic.Bool
+
+	width atomic.Int64 // last_error's width, read at its first refusal (fit.go)
 }
 
 func (s *single) run() {

@@ -96,6 +96,9 @@ func (s *single) finalize(ctx context.Context, e *claimed, status, why string) e
 		vals = []any{fmt.Sprintf("attempt %d failed: %s", e.attempts, why), s.backoff(e.attempts).Microseconds(), e.id}
 	}
 	res, err := tx.ExecContext(ctx, q+fence, append(vals, args...)...)
+	if status != "published" && textRefused(err) {
+		res, err = s.refit(ctx, tx, q+fence, append(vals, args...), err)
+	}
 	if err != nil {
 		return fmt.Errorf("finalize %d: %w", e.id, err)
 	}

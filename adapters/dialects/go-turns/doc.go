@@ -40,7 +40,11 @@
 //     permanent failure; for a transient one pending with last_error
 //     "attempt N of M failed: ..." and available_at = NOW(6) + base *
 //     2^(N-1), capped, or failed "attempt N of M, giving up: ..." at the
-//     maximum.
+//     maximum. The server fits every such text to the column: it is written
+//     as LEFT(text, width), the width read from information_schema in the
+//     same statement, so a last_error narrower than the contract's 1024 cuts
+//     the text (on a character boundary, the text made valid UTF-8 first)
+//     instead of refusing it under strict mode and rolling back the settle.
 //
 // There are no releases: a turn settles every event it claimed, or leaves
 // it claimed until its lease runs out. SIGTERM stops the tries for a turn;

@@ -116,7 +116,7 @@ func (d *dispatcher) writes(evs []*event) []write {
 		default:
 			why := fmt.Sprintf("attempt %d of %d failed: %s", ev.attempts, d.cfg.maxAttempts, ev.reason)
 			group("retry "+why, write{what: "back off", args: []any{truncate(why, 1024), d.backoff(ev.attempts).Microseconds()},
-				sql: `UPDATE outbox_events SET status = 'pending', last_error = ?, available_at = NOW(6) + INTERVAL ? MICROSECOND,
+				sql: `UPDATE outbox_events SET status = 'pending', last_error = ` + fitted + `, available_at = NOW(6) + INTERVAL ? MICROSECOND,
 				      locked_by = NULL, lock_token = NULL, locked_until = NULL WHERE id IN (<ids>)`}, ev)
 		}
 	}
@@ -125,7 +125,7 @@ func (d *dispatcher) writes(evs []*event) []write {
 
 func (d *dispatcher) failWrite(why string) write {
 	return write{what: "mark failed", args: []any{truncate(why, 1024)},
-		sql: `UPDATE outbox_events SET status = 'failed', last_error = ? WHERE id IN (<ids>)`}
+		sql: `UPDATE outbox_events SET status = 'failed', last_error = ` + fitted + ` WHERE id IN (<ids>)`}
 }
 
 // backoff after the n-th attempt: base doubled n-1 times, at most the
@@ -138,8 +138,19 @@ func (d *dispatcher) backoff(n int) time.Duration {
 	return min(b, d.cfg.backoffMax)
 }
 
-// truncate cuts s to at most n characters (last_error is VARCHAR(1024)).
+// fitted is the value written to last_error for a reason passed as its
+// parameter: the server cuts it to the column's width in characters, read
+// from information_schema in the same statement (1024, the contract's width,
+// if the column is not found there). Under strict mode the server refuses a
+// text longer than the column (1406) instead of cutting it; a deployment's
+// column may be narrower than the contract's.
+const fitted = `LEFT(?, COALESCE((SELECT CHARACTER_MAXIMUM_LENGTH FROM information_schema.COLUMNS
+	WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'outbox_events' AND COLUMN_NAME = 'last_error'), 1024))`
+
+// truncate makes s valid UTF-8 (an invalid byte would be refused, 1366) and
+// cuts it to at most n characters.
 func truncate(s string, n int) string {
+	s = strings.ToValidUTF8(s, "?")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n])
 	}

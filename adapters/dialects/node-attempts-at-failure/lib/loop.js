@@ -114,6 +114,7 @@ function dispatcher(cfg, pool, log) {
   }
 
   async function round() {
+    if (!(await db.learnWidth().catch((err) => log('read last_error width: ' + err.message)))) log('last_error width unknown: cutting failure texts to 1024');
     await sweep();
     const began = Date.now();
     const { token, rows } = await db.claim();

@@ -18,6 +18,14 @@
 // it is read, the 'processing' range of that index holds no producer's row,
 // and a READ COMMITTED UPDATE through the primary key passes over a row
 // whose INSERT is not committed yet.
+//
+// Every text written to last_error is cut by the server, LEFT(text, width),
+// to the column's width in characters. width is read once from
+// information_schema (learnWidth, at the start of each round until a read
+// succeeds; 1024, the contract's width, until then): a deployment's
+// last_error may be narrower than the contract's, and under strict mode
+// MariaDB refuses a longer text ("Data too long", 1406) instead of cutting
+// it, which would leave a poison event claimed and retried at every lease.
 
 const crypto = require('node:crypto');
 
@@ -27,6 +35,20 @@ const us = (ms) => Math.max(0, Math.round(ms * 1000));
 
 function outbox(pool, cfg) {
   const run = async (conn, sql, values) => (await conn.query({ sql, values, timeout: TIMEOUT }))[0];
+
+  // width is last_error's width in characters; 0 while not read yet.
+  let width = 0;
+  const fit = () => width || 1024;
+
+  // learnWidth reads last_error's width from information_schema, once.
+  async function learnWidth() {
+    if (width > 0) return width;
+    const rows = await run(pool,
+      'SELECT CHARACTER_MAXIMUM_LENGTH AS n FROM information_schema.COLUMNS ' +
+      "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'outbox_events' AND COLUMN_NAME = 'last_error'", []);
+    if (rows.length > 0 && Number(rows[0].n) > 0) width = Math.min(Number(rows[0].n), 1024);
+    return width;
+  }
 
   // claim: SKIP LOCKED on the claim index, one statement to take the rows;
   // attempts is left alone.
@@ -70,7 +92,7 @@ function outbox(pool, cfg) {
   // untouched (a recovery is not a failure); false when the claim moved on.
   async function recover(id, token) {
     const res = await run(pool,
-      "UPDATE outbox_events SET status = 'pending', last_error = LEFT(CONCAT('lease expired, owner ', IFNULL(locked_by, '?'), ', recovered by ', ?), 1024), " +
+      "UPDATE outbox_events SET status = 'pending', last_error = LEFT(CONCAT('lease expired, owner ', IFNULL(locked_by, '?'), ', recovered by ', ?), " + fit() + '), ' +
       'locked_by = NULL, lock_token = NULL, locked_until = NULL ' +
       "WHERE id = ? AND status = 'processing' AND lock_token = ? AND locked_until < NOW(6)", [cfg.me, id, token]);
     return res.affectedRows === 1;
@@ -81,7 +103,7 @@ function outbox(pool, cfg) {
   // them since.
   async function recoverBlind(ids) {
     const res = await run(pool,
-      "UPDATE outbox_events SET status = 'pending', last_error = LEFT(CONCAT('lease expired, owner ', IFNULL(locked_by, '?'), ', recovered by ', ?), 1024), " +
+      "UPDATE outbox_events SET status = 'pending', last_error = LEFT(CONCAT('lease expired, owner ', IFNULL(locked_by, '?'), ', recovered by ', ?), " + fit() + '), ' +
       'locked_by = NULL, lock_token = NULL, locked_until = NULL WHERE id IN (?)', [cfg.me, ids]);
     return res.affectedRows;
   }
@@ -108,7 +130,7 @@ function outbox(pool, cfg) {
   // failPermanent fails the event at once; attempts is left as it was.
   async function failPermanent(id, token, why) {
     await run(pool,
-      "UPDATE outbox_events SET status = 'failed', last_error = LEFT(?, 1024), locked_by = NULL, lock_token = NULL, locked_until = NULL " +
+      "UPDATE outbox_events SET status = 'failed', last_error = LEFT(?, " + fit() + "), locked_by = NULL, lock_token = NULL, locked_until = NULL " +
       "WHERE id = ? AND status = 'processing' AND lock_token = ?", [why, id, token]);
   }
 
@@ -117,7 +139,7 @@ function outbox(pool, cfg) {
   async function failRetry(id, token, why, attemptsNow, delay) {
     const last = attemptsNow >= cfg.maxAttempts;
     await run(pool,
-      'UPDATE outbox_events SET attempts = ?, last_error = LEFT(?, 1024), ' +
+      'UPDATE outbox_events SET attempts = ?, last_error = LEFT(?, ' + fit() + '), ' +
       (last ? "status = 'failed', " : "status = 'pending', available_at = NOW(6) + INTERVAL " + us(delay) + ' MICROSECOND, ') +
       "locked_by = NULL, lock_token = NULL, locked_until = NULL WHERE id = ? AND status = 'processing' AND lock_token = ?",
       [attemptsNow, why, id, token]);
@@ -132,7 +154,7 @@ function outbox(pool, cfg) {
     return res.affectedRows;
   }
 
-  return { claim, expired, recover, recoverBlind, publish, failPermanent, failRetry, release };
+  return { learnWidth, claim, expired, recover, recoverBlind, publish, failPermanent, failRetry, release };
 }
 
 module.exports = { outbox };

@@ -40,7 +40,7 @@ class Relay {
   constructor(settings, pool, say) {
     this.s = settings;
     this.say = say;
-    this.store = new Store(pool, settings);
+    this.store = new Store(pool, settings, say);
     this.halt = false;
     this.nudge = () => {};
     this.redis = new IORedis(settings.redisUrl, {

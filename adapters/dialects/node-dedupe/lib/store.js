@@ -13,6 +13,16 @@
 // rows it cannot lock, the sweep scans under READ COMMITTED (see sweep), and
 // every other write names one row by its primary key (id = ?), or many
 // with no status guard (id IN (...)) that the status index could serve.
+//
+// A failure text that does not fit last_error: texts are written as they
+// come (LEFT(?, 1024), the contract's width). When the server refuses one
+// under strict mode (errno 1406 "Data too long", 1366 "Incorrect string
+// value"; a deployment's column may be narrower than the contract's), the
+// same write is sent again with a short fixed text of the same kind
+// ('failed: reason did not fit', 'released: ...' for a release,
+// 'transient: ...' otherwise), and with NULL if even that is refused, so
+// that a poison event still ends failed at once. The whole text goes to the
+// log.
 
 const { randomUUID } = require('node:crypto');
 
@@ -23,9 +33,10 @@ function ms2us(ms) {
 }
 
 class Store {
-  constructor(pool, settings) {
+  constructor(pool, settings, say = () => {}) {
     this.pool = pool;
     this.s = settings;
+    this.say = say;
     this.readCommitted = new WeakSet(); // connections whose session reads committed
   }
 
@@ -115,20 +126,35 @@ class Store {
   }
 
   async failed(id, token, reason) {
-    const res = await this.q(this.pool,
+    const res = await this.withText(reason, 'failed: reason did not fit', (text) => this.q(this.pool,
       `UPDATE outbox_events SET status = 'failed', last_error = LEFT(?, 1024), locked_by = NULL, lock_token = NULL,
-              locked_until = NULL WHERE id = ? AND status = 'processing' AND lock_token = ?`, [reason, id, token]);
+              locked_until = NULL WHERE id = ? AND status = 'processing' AND lock_token = ?`, [text, id, token]));
     return res.affectedRows === 1;
   }
 
   // later returns a claimed event to pending after delayMs (a transient
   // failure); delayMs 0 with a 'released: ' reason is a release.
   async later(id, token, reason, delayMs) {
-    const res = await this.q(this.pool,
+    const short = (reason.startsWith('released: ') ? 'released: ' : 'transient: ') + 'reason did not fit';
+    const res = await this.withText(reason, short, (text) => this.q(this.pool,
       `UPDATE outbox_events SET status = 'pending', last_error = LEFT(?, 1024), available_at = NOW(6) + INTERVAL ? MICROSECOND,
               locked_by = NULL, lock_token = NULL, locked_until = NULL
-        WHERE id = ? AND status = 'processing' AND lock_token = ?`, [reason, ms2us(delayMs), id, token]);
+        WHERE id = ? AND status = 'processing' AND lock_token = ?`, [text, ms2us(delayMs), id, token]));
     return res.affectedRows === 1;
+  }
+
+  // withText runs write(text); when the server refuses the text itself it
+  // runs write(short), then write(null).
+  async withText(text, short, write) {
+    for (const t of [text, short]) {
+      try {
+        return await write(t);
+      } catch (err) {
+        if (err.errno !== 1406 && err.errno !== 1366) throw err;
+        this.say('last_error refused ' + JSON.stringify(t) + ' (' + err.message + ')');
+      }
+    }
+    return write(null);
   }
 }
 

@@ -19,6 +19,14 @@
 // every row it read and waited for each producer's commit, and the owners'
 // finalizes of the rows it had locked waited behind it. A statement that
 // names rows by id leaves the status index alone (see claim).
+//
+// Failure texts are cut by the server, LEFT(text, width), width at first
+// the contract's 1024. A deployment's last_error may be narrower, and under
+// strict mode the server refuses a longer text (errno 1406 "Data too long")
+// instead of cutting it. At the first such refusal the instance asks the
+// server for the column's declared type (SHOW COLUMNS, "varchar(N)"), keeps
+// N as the width for every later write and sends the refused write again
+// (withWidth).
 
 const crypto = require('node:crypto');
 
@@ -28,6 +36,8 @@ class Outbox {
   constructor(pool, cfg) {
     this.pool = pool;
     this.cfg = cfg;
+    this.width = 1024; // last_error's width in characters, until a refusal tells otherwise
+    this.widthRead = false;
   }
 
   async exec(conn, sql, params) {
@@ -66,11 +76,11 @@ class Outbox {
   // the reason and the dead owner in last_error. available_at is left alone:
   // a recovery is not a failure and owes no backoff.
   async recoverExpired() {
-    const res = await this.tx((conn) => this.exec(conn,
+    const res = await this.withWidth((width) => this.tx((conn) => this.exec(conn,
       `UPDATE outbox_events
-          SET last_error = LEFT(CONCAT('lease expired, owner ', COALESCE(locked_by, '?')), 1024),
+          SET last_error = LEFT(CONCAT('lease expired, owner ', COALESCE(locked_by, '?')), ?),
               status = 'pending', locked_by = NULL, lock_token = NULL, locked_until = NULL
-        WHERE status = 'processing' AND locked_until < NOW(6)`, []));
+        WHERE status = 'processing' AND locked_until < NOW(6)`, [width])));
     return res.affectedRows;
   }
 
@@ -134,22 +144,39 @@ class Outbox {
 
   // failed closes the event as failed with the reason.
   async failed(ev, token, reason) {
-    const res = await this.exec(this.pool,
-      `UPDATE outbox_events SET status = 'failed', last_error = LEFT(?, 1024), locked_until = NULL
-        WHERE id = ? AND status = 'processing' AND lock_token = ?`, [reason, ev.id, token]);
+    const res = await this.withWidth((width) => this.exec(this.pool,
+      `UPDATE outbox_events SET status = 'failed', last_error = LEFT(?, ?), locked_until = NULL
+        WHERE id = ? AND status = 'processing' AND lock_token = ?`, [reason, width, ev.id, token]));
     return res.affectedRows === 1;
   }
 
   // retryLater gives a transiently failed event back to pending, due after
   // delayMs, with the reason.
   async retryLater(ev, token, reason, delayMs) {
-    const res = await this.exec(this.pool,
+    const res = await this.withWidth((width) => this.exec(this.pool,
       `UPDATE outbox_events
-          SET status = 'pending', last_error = LEFT(?, 1024), available_at = NOW(6) + INTERVAL ? MICROSECOND,
+          SET status = 'pending', last_error = LEFT(?, ?), available_at = NOW(6) + INTERVAL ? MICROSECOND,
               locked_by = NULL, lock_token = NULL, locked_until = NULL
         WHERE id = ? AND status = 'processing' AND lock_token = ?`,
-      [reason, Math.round(delayMs * 1000), ev.id, token]);
+      [reason, width, Math.round(delayMs * 1000), ev.id, token]));
     return res.affectedRows === 1;
+  }
+
+  // withWidth runs write(width). When the server refuses the text for its
+  // length (1406) and the column's width has not been read yet, it reads
+  // it and runs the write again with it.
+  async withWidth(write) {
+    try {
+      return await write(this.width);
+    } catch (err) {
+      if (err.errno !== 1406 || this.widthRead) throw err;
+      const cols = await this.exec(this.pool, "SHOW COLUMNS FROM outbox_events LIKE 'last_error'", []);
+      const m = cols.length > 0 && /char\((\d+)\)/i.exec(String(cols[0].Type));
+      if (!m) throw err;
+      this.width = Math.min(this.width, Number(m[1]));
+      this.widthRead = true;
+      return write(this.width);
+    }
   }
 
   // release gives unstarted claims back (graceful stop): pending, due now,
