@@ -34,12 +34,12 @@ type Dispatcher struct {
 	owned    dispatchkit.Owned // what New opened itself
 
 	health      *health
-	redisB      *breaker     // is Redis answering (doc.go, "Dependency health")
-	mysqlB      *breaker     // is MySQL answering
-	metricsAddr atomic.Value // string: where the metrics server listens
-	lastRecover time.Time    // loop-local: when RecoverExpired last ran
-	lastGauge   time.Time    // loop-local: when the backlog gauge was last refreshed
-	errWidth    atomic.Int64 // last_error's width in characters, once read (fate.go)
+	redisB      *breaker               // is Redis answering (doc.go, "Dependency health")
+	mysqlB      *breaker               // is MySQL answering
+	metricsAddr atomic.Value           // string: where the metrics server listens
+	lastRecover time.Time              // loop-local: when RecoverExpired last ran
+	lastGauge   time.Time              // loop-local: when the backlog gauge was last refreshed
+	errWidth    dispatchkit.ErrorWidth // last_error's width in characters, once read
 }
 
 // Option supplies a dependency to New instead of the one built from Config.

@@ -1,7 +1,6 @@
 package reference
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -82,21 +81,6 @@ func (f fate) lastError(e Event, maxAttempts, width int) string {
 	default:
 		return dispatchkit.FitError(fmt.Sprintf("attempt %d of %d: %s", e.Attempts, maxAttempts, f.text), width)
 	}
-}
-
-// lastErrorWidth is how many characters last_error holds: read once from
-// information_schema (a table's column may be narrower than the
-// contract's), the contract's width while it cannot be read.
-func (d *Dispatcher) lastErrorWidth(ctx context.Context, q dispatchkit.Querier) int {
-	if w := d.errWidth.Load(); w > 0 {
-		return int(w)
-	}
-	w, err := dispatchkit.LastErrorWidth(ctx, q)
-	if err != nil || w <= 0 {
-		return dispatchkit.MaxLastError
-	}
-	d.errWidth.Store(int64(w))
-	return w
 }
 
 // oneLine folds an error text onto one line.

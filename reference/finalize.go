@@ -40,7 +40,7 @@ func (d *Dispatcher) finalize(ctx context.Context, b *Batch, fates []fate, withF
 		if err != nil {
 			return err
 		}
-		plan := finalPlan{errWidth: d.lastErrorWidth(ctx, tx)}
+		plan := finalPlan{errWidth: d.errWidth.Of(ctx, tx)}
 		for i, e := range b.Events {
 			if !ours[e.ID] {
 				rep.fenced = append(rep.fenced, e.ID)

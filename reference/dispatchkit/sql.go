@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -161,6 +162,24 @@ func LastErrorWidth(ctx context.Context, q Querier) (int, error) {
 		return 0, nil
 	}
 	return int(min(widths[0].Int64, MaxLastError)), nil
+}
+
+// ErrorWidth is last_error's width in characters, read once from
+// information_schema (LastErrorWidth) and kept; MaxLastError, the
+// contract's width, while it cannot be read. Safe for concurrent use.
+type ErrorWidth struct{ w atomic.Int64 }
+
+// Of returns the width, reading it through q the first time it can.
+func (c *ErrorWidth) Of(ctx context.Context, q Querier) int {
+	if w := c.w.Load(); w > 0 {
+		return int(w)
+	}
+	w, err := LastErrorWidth(ctx, q)
+	if err != nil || w <= 0 {
+		return MaxLastError
+	}
+	c.w.Store(int64(w))
+	return w
 }
 
 // OutboxByID names the outbox table for statements that address rows by

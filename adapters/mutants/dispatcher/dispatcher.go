@@ -8,7 +8,6 @@ import (
 	"math/rand"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -36,10 +35,10 @@ type Dispatcher struct {
 	jitterMu sync.Mutex
 	jitter   *rand.Rand
 
-	lastRecover time.Time    // loop-local: when recovery last ran
-	cursor      int64        // loop-local: the highest id claimed (read only by cursor-claim)
-	registry    bool         // loop-local: outbox_owners was created (memory-owner-registry, -recovery)
-	errWidth    atomic.Int64 // last_error's width in characters, once read (statement.go)
+	lastRecover time.Time              // loop-local: when recovery last ran
+	cursor      int64                  // loop-local: the highest id claimed (read only by cursor-claim)
+	registry    bool                   // loop-local: outbox_owners was created (memory-owner-registry, -recovery)
+	errWidth    dispatchkit.ErrorWidth // last_error's width in characters, once read
 }
 
 // Option supplies a dependency instead of the one built from Config.

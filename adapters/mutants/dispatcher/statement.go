@@ -19,21 +19,7 @@ func (d *Dispatcher) lastError(ctx context.Context, q dispatchkit.Querier, text 
 	if d.flow.unfitted {
 		return text
 	}
-	return dispatchkit.FitError(text, d.lastErrorWidth(ctx, q))
-}
-
-// lastErrorWidth is last_error's width in characters, read once from
-// information_schema; the contract's width while it cannot be read.
-func (d *Dispatcher) lastErrorWidth(ctx context.Context, q dispatchkit.Querier) int {
-	if w := d.errWidth.Load(); w > 0 {
-		return int(w)
-	}
-	w, err := dispatchkit.LastErrorWidth(ctx, q)
-	if err != nil || w <= 0 {
-		return dispatchkit.MaxLastError
-	}
-	d.errWidth.Store(int64(w))
-	return w
+	return dispatchkit.FitError(text, d.errWidth.Of(ctx, q))
 }
 
 // refusedText is the short reason unfitted-failure writes when the server
