@@ -34,6 +34,7 @@ func TestReturnAfterAFailedFinalizeIsATransientFailure(t *testing.T) {
 		r := Check(I6, run)
 		require.Equal(t, Fail, r.Verdict, "%s: %s", outcome, r.Reason)
 		require.Contains(t, r.Violations[0].Summary, "After transient failure 1 of event 1")
+		require.True(t, hasStep(r.Violations[0], "proxy", "d1's UPDATE on mysql failed"), "the step the verdict rests on")
 	}
 	// A declaration decides as before the log.
 	run := finalizeFailed(func(b *builder) { b.statement("d1", "COMMIT", history.CommandError, 1020, 1030) })
