@@ -52,7 +52,8 @@
 //     no MySQL cut. No backoff is owed.
 //  5. otherwise the fault proxy's command log decides, when the run has
 //     one ("Rule 5: the command log" below): a transient failure when the
-//     owner's last command for the event's job failed, a release when no
+//     owner's last command for the event's job failed (or was answered and
+//     the owner's write on MySQL then failed), a release when no
 //     command named the job and the owner's links were up. Otherwise, and
 //     always without the log, the history cannot tell a release from a
 //     retry without backoff. With declared conventions, a return whose
@@ -96,16 +97,29 @@
 // store fault, or a kill keeps the doubt: a command may never have
 // reached the proxy.
 //
+// Failed finalize: the slot's last command naming the job was answered,
+// and then a write statement of the slot (UPDATE, INSERT, DELETE,
+// REPLACE, COMMIT) failed on its MySQL link (records with Store set: an
+// error packet, the server's or a fault's; a reply dropped; none before
+// the connection ended), sent after that command and within the hold's
+// window, its outcome by the return; the owner ran throughout. The
+// owner's write that followed the add did not land: a transient failure,
+// and I6 applies, with the same exception for an attempt taken back. The
+// log does not say which event a failed statement was about, so it is
+// read only after the event's own answered add: a failed write never
+// turns a release (no command named the job) into a failure.
+//
 // The log's limits: an outcome is what the proxy read from Redis before
 // the link's own faults act on the reply (a downstream latency or
 // blackhole), so a reply the client never got in time reads as answered,
 // which keeps a return in doubt, never a release. A command the client
 // gave up on before sending it (a pool or dial timeout under a delay,
 // the handshake's replies read as answered) leaves no record: its
-// return reads as a release, as the event never reached Redis. The
-// store's statements are not in the log: a failed finalize on MySQL or
-// PostgreSQL is seen only through the fault that failed it, which keeps
-// the doubt (the add was answered), never a release.
+// return reads as a release, as the event never reached Redis. A failed
+// finalize is seen on MySQL only: PostgreSQL's statements are not in the
+// log, so one there keeps the doubt (the add was answered), never a
+// release. Rule 4 decides before the log: with no fault in effect a
+// return is a release even after a failed statement.
 //
 // A declaration only settles what rule 5 leaves in doubt; it never turns a
 // proven violation (a failure the log shows) into a pass. Declarations (declarations.go) names, for a run with a required

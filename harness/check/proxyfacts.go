@@ -14,12 +14,13 @@ import (
 // log has a gap): rule 5 then reads as before.
 type proxyFacts struct {
 	on     bool
-	bySlot map[string][]history.Command
-	jobs   map[int64]string // event -> its job id
+	bySlot map[string][]history.Command // Redis commands
+	store  map[string][]history.Command // failed store statements (Store set)
+	jobs   map[int64]string             // event -> its job id
 }
 
 func newProxyFacts(run history.Run) proxyFacts {
-	f := proxyFacts{on: run.Meta.Commands, bySlot: map[string][]history.Command{}, jobs: map[int64]string{}}
+	f := proxyFacts{on: run.Meta.Commands, bySlot: map[string][]history.Command{}, store: map[string][]history.Command{}, jobs: map[int64]string{}}
 	for _, g := range run.Gaps {
 		if g.Source == history.GapCommands {
 			f.on = false
@@ -29,6 +30,10 @@ func newProxyFacts(run history.Run) proxyFacts {
 		return f
 	}
 	for _, c := range run.Commands {
+		if c.Store != "" {
+			f.store[c.Slot] = append(f.store[c.Slot], c)
+			continue
+		}
 		f.bySlot[c.Slot] = append(f.bySlot[c.Slot], c)
 	}
 	for _, e := range run.Events {
@@ -87,7 +92,7 @@ func (c moveReader) byCommands(h *hold, t history.Transition, next time.Time) (m
 	}
 	owner := orSomeone(h.Owner)
 	if last != nil {
-		return c.afterCommand(h, t, *last, owner, job)
+		return c.afterCommand(h, t, *last, owner, job, to)
 	}
 	if failedOther != nil {
 		return moveUnclear, fmt.Sprintf("%s returned it to pending at %s before its lease ended, with no backoff, after its %s on Redis at %s %s: a release or a retry without backoff",
@@ -117,13 +122,25 @@ func holdWindow(h *hold, t history.Transition, next time.Time) (from, to time.Ti
 
 // afterCommand reads a return that follows the owner's command for the
 // event's job: a transient failure when that command's client got no good
-// answer before the return (sent before it, its outcome by then), the
-// same instance ran throughout and the return did not take back the
-// attempt its claim counted; in doubt otherwise (answered, not read, or
-// the attempt taken back), the reason naming the command.
-func (c moveReader) afterCommand(h *hold, t history.Transition, cmd history.Command, owner, job string) (move, string, bool) {
+// answer before the return (sent before it, its outcome by then), or it
+// was answered and a write statement of the owner's on the store failed
+// after it by the return (a failed finalize, up to to, the hold window's
+// end), the same instance ran throughout and the return did not take back
+// the attempt its claim counted; in doubt otherwise (answered with no
+// failed write after it, not read, or the attempt taken back), the
+// reason naming the command and the failed statement.
+func (c moveReader) afterCommand(h *hold, t history.Transition, cmd history.Command, owner, job string, to time.Time) (move, string, bool) {
 	sent := fmt.Sprintf("%s sent %s naming job %s to Redis at %s, which was %s", owner, cmd.Name, job, clock(cmd.Sent), outcomeText(cmd))
-	if cmd.Failed() && !cmd.Sent.After(t.At.Add(DBSlack)) && !cmd.Replied.After(t.At.Add(ClockSlack)) && c.sameInstance(h, t) {
+	failed := cmd.Failed() && settledBy(cmd, t)
+	if cmd.Outcome == history.CommandAnswered {
+		if st := c.failedFinalize(c.holdSlot(h), cmd.Sent, to, t); st != nil {
+			// The add landed and the owner's write after it did not: a
+			// finalize that failed, then the return (rule 5).
+			sent += fmt.Sprintf(", then its %s on %s at %s failed (%s)", st.Name, st.Store, clock(st.Sent), storeOutcomeText(*st))
+			failed = true
+		}
+	}
+	if failed && c.sameInstance(h, t) {
 		if t.Attempts < h.Attempts {
 			// It took back the attempt its claim counted: a give-back of
 			// a claim that spent nothing (a breaker's, after no answer),
@@ -135,6 +152,35 @@ func (c moveReader) afterCommand(h *hold, t history.Transition, cmd history.Comm
 	}
 	return moveUnclear, fmt.Sprintf("%s, and returned it to pending at %s before its lease ended, with no backoff: a release or a retry without backoff",
 		sent, clock(t.At)), false
+}
+
+// settledBy tells whether cmd was sent, and its outcome known, by the
+// return t.
+func settledBy(cmd history.Command, t history.Transition) bool {
+	return !cmd.Sent.After(t.At.Add(DBSlack)) && !cmd.Replied.After(t.At.Add(ClockSlack))
+}
+
+// failedFinalize is the slot's first write statement on the store that
+// failed after the add (sent at or after after, and by to, the hold's
+// window's end) and was settled by the return t; nil for none.
+func (c moveReader) failedFinalize(slot string, after, to time.Time, t history.Transition) *history.Command {
+	for i, st := range c.facts.store[slot] {
+		if st.Write && st.Failed() && !st.Sent.Before(after) && !st.Sent.After(to) && settledBy(st, t) {
+			return &c.facts.store[slot][i]
+		}
+	}
+	return nil
+}
+
+// storeOutcomeText tells a failed statement's outcome in words.
+func storeOutcomeText(c history.Command) string {
+	switch c.Outcome {
+	case history.CommandError:
+		return fmt.Sprintf("the error %q", c.Reply)
+	case history.CommandDropped:
+		return "its reply dropped by a lost-reply fault"
+	}
+	return "no reply before its connection ended at " + clock(c.Replied)
 }
 
 // sameInstance tells whether the instance that held h ran from its claim to

@@ -129,6 +129,22 @@ func (ix *index) addContext(ev *evidence, from, to time.Time, instances ...strin
 			ev.ctx = append(ev.ctx, gapStep(g))
 		}
 	}
+	slots := map[string]bool{}
+	for i := range want {
+		slots[slotOf(i)] = true
+	}
+	for _, c := range ix.run.Commands {
+		if c.Store != "" && c.Write && c.Failed() && (len(slots) == 0 || slots[c.Slot]) && !c.Sent.Before(from) && !c.Sent.After(to) {
+			ev.ctx = append(ev.ctx, statementStep(c))
+		}
+	}
+}
+
+// statementStep tells a write statement that failed on an instance's store
+// link (the proxy's record, read by rule 5 as a failed finalize).
+func statementStep(c history.Command) Line {
+	return Line{At: c.Sent, Source: "proxy", Text: fmt.Sprintf("%s's %s on %s failed: %s",
+		orSomeone(c.Slot), c.Name, c.Store, storeOutcomeText(c))}
 }
 
 func outboxStep(t history.Transition, m move) Line {

@@ -282,6 +282,31 @@
 // on its first use on a connection; the Go driver with interpolateParams
 // and text-protocol clients meet it on every statement.
 //
+// # MySQL: failed statements
+//
+// Every link whose dependency is "mysql" carries, from its creation, two
+// toxics that change nothing (mysql_statements.go), first in their chains
+// and paired per connection as the Redis command log's are. The statement
+// reader (upstream) takes each client command (a packet of sequence id 0)
+// as the connection's command in flight, named by the first word of its
+// SQL (a COM_QUERY, or a COM_STMT_EXECUTE by the verb its prepare had;
+// the prepare's OK names the statement id) and a write when that word is
+// UPDATE, INSERT, DELETE, REPLACE or COMMIT. The result reader
+// (downstream) settles it by the server's packets. Once
+// Server.RecordCommands is on, only the commands that failed are recorded
+// in the same log, with the link's name:
+//   - error: an ERR packet (0xff; its code and message kept), or the
+//     sql-error marker's result in place of the reply (the reader sees the
+//     marker before the answerer turns it into 1213 or 1205);
+//   - dropped: the lost-reply marker's result went by (lost-reply-mysql-
+//     commit): the command in flight and every later one;
+//   - closed: the connection ended before any packet of the reply.
+//
+// A statement a fault holds (commit-hold-mysql) is recorded only if its
+// connection ends before the reply. COM_QUIT, COM_STMT_CLOSE and
+// COM_STMT_SEND_LONG_DATA get no reply and are not in flight. A connection
+// that asks for TLS or compression is not read.
+//
 // # MySQL: packet parsing (lost-reply-mysql-commit)
 //
 // Every packet is a 3-byte little-endian payload length, a 1-byte sequence

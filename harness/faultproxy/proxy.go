@@ -30,7 +30,8 @@ type Proxy struct {
 	// (pg_statements.go); empty on other links.
 	statements string
 	// commands is the registry key of a Redis link's command log
-	// (redis_commands.go); empty on other links.
+	// (redis_commands.go) or a MySQL link's failed statements
+	// (mysql_statements.go); empty on other links.
 	commands string
 
 	mu     sync.Mutex
@@ -276,6 +277,7 @@ func (p *Proxy) close() error {
 	p.tp.Stop()
 	pgStatementSets.unregister(p.statements)
 	redisLinkLogs.unregister(p.commands)
+	mysqlLinkLogs.unregister(p.commands)
 	return err
 }
 

@@ -32,6 +32,8 @@ func init() {
 	toxics.Register(halfOpenToxicType, new(halfOpenToxic))
 	toxics.Register(redisCommandsToxicType, new(filterToxic[redisLinkLog, redisCommandsKind]))
 	toxics.Register(redisRepliesToxicType, new(filterToxic[redisLinkLog, redisRepliesKind]))
+	toxics.Register(mysqlStatementsToxicType, new(filterToxic[mysqlLinkLog, mysqlStatementsKind]))
+	toxics.Register(mysqlResultsToxicType, new(filterToxic[mysqlLinkLog, mysqlResultsKind]))
 }
 
 // Compile-time checks of the optional toxic capabilities toxiproxy looks

@@ -77,8 +77,15 @@ func (s *Server) Link(name, upstream string) (*Proxy, error) {
 		statements = key
 	}
 	var commands string
-	if isRedisLink(name) {
+	switch {
+	case isRedisLink(name):
 		key, err := followCommands(tp, name, &s.commands)
+		if err != nil {
+			return nil, fmt.Errorf("link %s: %w", name, err)
+		}
+		commands = key
+	case isMySQLLink(name):
+		key, err := followStatementFailures(tp, name, &s.commands)
 		if err != nil {
 			return nil, fmt.Errorf("link %s: %w", name, err)
 		}
@@ -87,6 +94,7 @@ func (s *Server) Link(name, upstream string) (*Proxy, error) {
 	if err := tp.Start(); err != nil {
 		pgStatementSets.unregister(statements)
 		redisLinkLogs.unregister(commands)
+		mysqlLinkLogs.unregister(commands)
 		return nil, fmt.Errorf("link %s: listen on 127.0.0.1: %w", name, err)
 	}
 	p := &Proxy{srv: s, name: name, upstream: upstream, addr: tp.Listen, tp: tp, faults: map[string]*installed{}, statements: statements, commands: commands}

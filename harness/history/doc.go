@@ -19,7 +19,10 @@
 //   - Commands: the requests each instance sent to Redis through its fault
 //     proxy link that name a job of the run, and those that failed, with
 //     their outcome (answered, error reply, reply dropped, connection ended
-//     first); Meta.Commands says the run recorded them.
+//     first); Meta.Commands says the run recorded them. Records with Store
+//     set are the statements that failed on an instance's MySQL link (an
+//     error packet, the proxy's own too, a reply dropped, a connection
+//     ended first); a history without them reads as before.
 //   - Gaps: anything an observer could not see (a trimmed stream, a dropped
 //     pub/sub connection); checkers answer unknown rather than guess over a gap.
 //

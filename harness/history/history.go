@@ -288,10 +288,14 @@ type ProcessEvent struct {
 
 // Command is one request an instance sent to Redis through its link, as
 // the fault proxy saw it: one that names jobs of the run (Jobs), or one
-// that failed. Times are on the harness clock.
+// that failed. With Store set it is a statement that failed on the
+// instance's link to that store instead (named by its SQL verb, Write for
+// UPDATE, INSERT, DELETE, REPLACE and COMMIT; no Jobs). Times are on the
+// harness clock.
 type Command struct {
-	Slot    string    `json:"slot"` // the instance slot whose link carried it ("d1")
-	Name    string    `json:"name"` // EVALSHA, XADD, LPUSH, EXEC, ...
+	Slot    string    `json:"slot"`            // the instance slot whose link carried it ("d1")
+	Store   string    `json:"store,omitempty"` // "mysql" for a failed store statement; "" for Redis
+	Name    string    `json:"name"`            // EVALSHA, XADD, LPUSH, EXEC, ...
 	Jobs    []string  `json:"jobs,omitempty"`
 	Write   bool      `json:"write,omitempty"` // a script or a write command
 	Sent    time.Time `json:"sent"`

@@ -23,6 +23,7 @@ func TestWriteLoadRoundTrip(t *testing.T) {
 		Keys:        []KeyNote{{Queue: "q", JobID: "j-1", Event: "new", Stamp: "1", At: at}},
 		Faults:      []Fault{{ID: 1, Kind: "kill", Target: "d1", Start: at, End: until}},
 		Commands: []Command{{Slot: "d2", Name: "LPUSH", Sent: until, Outcome: CommandClosed, Replied: until, Write: true},
+			{Slot: "d2", Store: "mysql", Name: "UPDATE", Sent: until, Outcome: CommandError, Reply: "1213 Deadlock found", Replied: until, Write: true},
 			{Slot: "d1", Name: "EVALSHA", Jobs: []string{"j-1"}, Write: true, Sent: at, Outcome: CommandError, Reply: "ERR broken", Replied: until}},
 		Final: Final{At: until, Outbox: []OutboxRow{{ID: 1, Status: StatusPublished}}},
 	}

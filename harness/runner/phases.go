@@ -45,14 +45,19 @@ func (r *session) contractEnv(slot string) (map[string]string, error) {
 
 // recordCommands turns on the fault proxy's command log for the run's job
 // ids (needle): every command an instance sends through its Redis link
-// naming one of them, and every failed command, goes to the history.
+// naming one of them, every failed command, and every statement that
+// failed on its MySQL link, goes to the history.
 func (r *session) recordCommands(needle string) error {
 	if r.proxy == nil {
 		return nil
 	}
 	err := r.proxy.RecordCommands(faultproxy.CommandLog{Needle: needle, Record: func(c faultproxy.Command) {
-		_, slot, _ := strings.Cut(c.Link, "/")
-		r.rec.AddCommand(history.Command{Slot: slot, Name: c.Name, Jobs: c.Jobs, Write: c.Write, Sent: c.Sent,
+		dep, slot, _ := strings.Cut(c.Link, "/")
+		store := ""
+		if dep != "redis" {
+			store = dep // a failed statement on the instance's store link
+		}
+		r.rec.AddCommand(history.Command{Slot: slot, Store: store, Name: c.Name, Jobs: c.Jobs, Write: c.Write, Sent: c.Sent,
 			Outcome: c.Outcome, Reply: c.Reply, Replied: c.Replied})
 	}})
 	if err != nil {
