@@ -96,6 +96,7 @@
 //	                          outboxchaos_queue_error_refuse (upstream)
 //	half-open                 outboxchaos_half_open (upstream), then
 //	                          outboxchaos_half_open (downstream)
+//	sql-read-only             sql-error's toxics, on either store
 //
 // Every PostgreSQL link also carries outboxchaos_postgres_statements
 // (upstream) from its creation until it is closed; it belongs to no fault.
@@ -281,6 +282,22 @@
 // once and executes it many times (a statement cache) meets the fault only
 // on its first use on a connection; the Go driver with interpolateParams
 // and text-protocol clients meet it on every statement.
+//
+// # MySQL and PostgreSQL: read-only (sql-read-only)
+//
+// A server in read-only mode during a failover: every write of the client
+// is answered with the server's read-only error instead of running, by
+// sql-error's two toxics (the same refuser, answerer and counts), with
+// another choice of statement and answer. On MySQL a write is a COM_QUERY
+// or COM_STMT_PREPARE whose SQL, past leading whitespace, comments and
+// opening parentheses, starts with INSERT, UPDATE, DELETE or REPLACE (a
+// locking read runs on a read-only server), answered with 1290 (HY000,
+// "The MariaDB server is running with the --read-only option so it cannot
+// execute this statement"). On PostgreSQL a write is an INSERT, UPDATE,
+// DELETE or MERGE, a SELECT with a locking clause, or a WITH holding any
+// of them (a read-only transaction refuses them all), answered with 25006
+// ("cannot execute UPDATE in a read-only transaction"); advisory locks run.
+// Every write is refused while the fault lasts.
 //
 // # MySQL: packet parsing (lost-reply-mysql-commit)
 //
