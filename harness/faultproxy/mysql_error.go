@@ -63,7 +63,7 @@ type sqlError struct {
 	rng      *rand.Rand
 	prob     float64
 	postgres bool
-	readOnly bool // sql-read-only: writes refused with the read-only error
+	readOnly bool              // sql-read-only: writes refused with the read-only error
 	pending  map[string][]byte // token -> the reply that answers it
 	refusals
 }
