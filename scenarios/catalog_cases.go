@@ -151,7 +151,8 @@ func restartWhilePaused(ctx context.Context, n *nemesis.Nemesis, lease time.Dura
 // noeviction (OOM), each answering every write (the adds) with the
 // server's own error reply (jobrunr/jobrunr #1264, immich-app/immich
 // #17600, OptimalBits/bull #416, redis/go-redis #1131, redis/ioredis
-// #1015). Then, 1 s later, the store is read-only for 2.5 s (a failover's
+// #1015). Then, 1 s later, still inside the load (1000 events at 100/s),
+// the store is read-only for 2.5 s (a failover's
 // old primary, or one not yet promoted): every instance's write (claims,
 // finalizes) is answered with MySQL's 1290 (--read-only, super_read_only)
 // or PostgreSQL's 25006 (read_only_sql_transaction) by the sql-read-only
@@ -162,7 +163,7 @@ func restartWhilePaused(ctx context.Context, n *nemesis.Nemesis, lease time.Dura
 // attempts (MaxAttempts is raised to 10 so the states cannot exhaust a
 // backoff that grows).
 func transientStates() runner.Scenario {
-	s := base("transient-states", "Redis answers every write with READONLY (a failover), then LOADING (a restart), then OOM (maxmemory, noeviction), 1.5 s each; then the store answers every write with its read-only error (MySQL 1290, PostgreSQL 25006) for 2.5 s: transient server states, retried or waited out, never an event failed", 2, 600)
+	s := base("transient-states", "Redis answers every write with READONLY (a failover), then LOADING (a restart), then OOM (maxmemory, noeviction), 1.5 s each; then the store answers every write with its read-only error (MySQL 1290, PostgreSQL 25006) for 2.5 s: transient server states, retried or waited out, never an event failed", 2, 1000)
 	s.Rate = 100
 	s.Tuning.MaxAttempts = 10
 	s.Exercises = []string{"I2"}
