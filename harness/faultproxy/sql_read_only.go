@@ -35,7 +35,5 @@ func (f SQLReadOnly) OnStore(store string) Fault {
 }
 
 func (f SQLReadOnly) apply(id string, seed int64) applied {
-	a := SQLError{Store: f.Store}.apply(id, seed)
-	a.state.(*sqlError).readOnly = true
-	return a
+	return SQLError{Store: f.Store}.applyState(id, seed, true)
 }
