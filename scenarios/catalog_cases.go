@@ -151,30 +151,38 @@ func restartWhilePaused(ctx context.Context, n *nemesis.Nemesis, lease time.Dura
 // noeviction (OOM), each answering every write (the adds) with the
 // server's own error reply (jobrunr/jobrunr #1264, immich-app/immich
 // #17600, OptimalBits/bull #416, redis/go-redis #1131, redis/ioredis
-// #1015). Each state passes: no valid event may end failed for it (I2).
-// A dispatcher should spend no attempt on the server's state (the
-// reference gives such events back); one that does is not failed for it
-// here, as long as it does not run out of attempts (MaxAttempts is raised
-// to 10 so the states cannot exhaust a backoff that grows).
+// #1015). Then, 1 s later, still inside the load (1000 events at 100/s),
+// the store is read-only for 2.5 s (a failover's
+// old primary, or one not yet promoted): every instance's write (claims,
+// finalizes) is answered with MySQL's 1290 (--read-only, super_read_only)
+// or PostgreSQL's 25006 (read_only_sql_transaction) by the sql-read-only
+// fault (the producer's link is not touched). Each state passes: no valid
+// event may end failed for it (I2). A dispatcher should spend no attempt
+// on the server's state (the reference gives such events back); one that
+// does is not failed for it here, as long as it does not run out of
+// attempts (MaxAttempts is raised to 10 so the states cannot exhaust a
+// backoff that grows).
 func transientStates() runner.Scenario {
-	s := base("transient-states", "Redis answers every write with READONLY (a failover), then LOADING (a restart), then OOM (maxmemory, noeviction), 1.5 s each: transient server states, retried or waited out, never an event failed", 2, 600)
+	s := base("transient-states", "Redis answers every write with READONLY (a failover), then LOADING (a restart), then OOM (maxmemory, noeviction), 1.5 s each; then the store answers every write with its read-only error (MySQL 1290, PostgreSQL 25006) for 2.5 s: transient server states, retried or waited out, never an event failed", 2, 1000)
 	s.Rate = 100
 	s.Tuning.MaxAttempts = 10
 	s.Exercises = []string{"I2"}
-	s.Landing = []history.Requirement{{Fault: history.LandServerState, AtLeast: 5}}
+	s.Landing = []history.Requirement{
+		{Fault: history.LandServerState, AtLeast: 5},
+		{Fault: history.LandStoreReadOnly, AtLeast: 3},
+	}
 	each := param(&s, "each", 1500*time.Millisecond)
+	readOnly := param(&s, "read_only", 2500*time.Millisecond)
 	s.Script = after(500*time.Millisecond, func(ctx context.Context, n *nemesis.Nemesis) error {
-		for i, state := range []string{faultproxy.RedisReadOnly, faultproxy.RedisLoading, faultproxy.RedisOOM} {
-			if i > 0 {
-				if err := n.Sleep(ctx, time.Second); err != nil {
-					return err
-				}
-			}
+		for _, state := range []string{faultproxy.RedisReadOnly, faultproxy.RedisLoading, faultproxy.RedisOOM} {
 			if err := n.Network(ctx, "redis", "", faultproxy.RedisState{State: state}, each); err != nil {
 				return err
 			}
+			if err := n.Sleep(ctx, time.Second); err != nil {
+				return err
+			}
 		}
-		return nil
+		return n.Network(ctx, "mysql", "", faultproxy.SQLReadOnly{}, readOnly)
 	})
 	return s
 }

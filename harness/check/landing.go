@@ -93,6 +93,7 @@ var landingNoun = map[string][3]string{
 	history.LandCommitGap:     {"event", "events", "committed after a higher id was claimed"},
 	history.LandSQLError:      {"statement", "statements", "answered with a deadlock or lock wait timeout"},
 	history.LandServerState:   {"write", "writes", "answered with a server state's error (READONLY, LOADING, OOM)"},
+	history.LandStoreReadOnly: {"write", "writes", "answered with the store's read-only error (MySQL 1290, PostgreSQL 25006)"},
 	history.LandHalfOpen:      {"half-open link", "half-open links", "held an instance's statement or command while a claim of it ran out its lease and another instance took that claim over"},
 	history.LandZoneLease:     {"claim", "claims", "wrote a lease end while the server's time zone and the instances' differed"},
 	history.LandZoneBackoff:   {"transient failure", "transient failures", "wrote a backoff while the server's time zone and the instances' differed"},
@@ -159,6 +160,8 @@ func countLanded(ix *index, req history.Requirement) int {
 		return ix.zoneWrites(nil, func(m move) bool { return m == moveFailure })
 	case history.LandServerState:
 		return sumFaultParam(ix.run, func(k string) bool { return k == "redis-state" }, "answered")
+	case history.LandStoreReadOnly:
+		return sumFaultParam(ix.run, func(k string) bool { return k == "sql-read-only" }, "answered")
 	case history.LandHalfOpen:
 		return ix.halfOpenTakeovers()
 	case history.LandFailureWrite:

@@ -230,6 +230,27 @@ func TestLandingCountsServerStateAnswers(t *testing.T) {
 	require.Equal(t, "5 writes answered with a server state's error (READONLY, LOADING, OOM); 6 needed", l.Reason)
 }
 
+// store-read-only counts the sql-read-only faults' answered writes, over
+// every link, and neither a lock conflict's answers nor a Redis state's.
+func TestLandingCountsStoreReadOnlyAnswers(t *testing.T) {
+	b := newBuilder("transient-states")
+	b.fault("sql-read-only", "mysql", 0, 100)
+	withParams(b, map[string]string{"refused": "5", "answered": "4"})
+	b.fault("sql-error", "mysql", 0, 100)
+	withParams(b, map[string]string{"refused": "9", "answered": "9"})
+	b.fault("redis-state", "redis", 100, 200)
+	withParams(b, map[string]string{"state": "readonly", "refused": "7", "answered": "7"})
+	run := b.finish(200, 300, true)
+	l := require1(t, run, history.Requirement{Fault: history.LandStoreReadOnly, AtLeast: 5})
+	require.Equal(t, 4, l.Landed, "only what the proxy answered counts, not what it refused")
+	require.False(t, l.Met)
+	require.Equal(t, "4 writes answered with the store's read-only error (MySQL 1290, PostgreSQL 25006); 5 needed", l.Reason)
+	l = require1(t, run, history.Requirement{Fault: history.LandStoreReadOnly, AtLeast: 4})
+	require.True(t, l.Met)
+	l = require1(t, run, history.Requirement{Fault: history.LandServerState, AtLeast: 1})
+	require.Equal(t, 7, l.Landed, "a store's read-only answers are not Redis's")
+}
+
 func TestLandingOutageFailuresAndStalls(t *testing.T) {
 	b := newBuilder("redis-outage").start(0, "d1")
 	b.fault("down", "redis", 1000, 2000)

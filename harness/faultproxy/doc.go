@@ -96,6 +96,7 @@
 //	                          outboxchaos_queue_error_refuse (upstream)
 //	half-open                 outboxchaos_half_open (upstream), then
 //	                          outboxchaos_half_open (downstream)
+//	sql-read-only             sql-error's toxics, on either store
 //
 // Every PostgreSQL link also carries outboxchaos_postgres_statements
 // (upstream) from its creation until it is closed; it belongs to no fault.
@@ -306,6 +307,22 @@
 // connection ends before the reply. COM_QUIT, COM_STMT_CLOSE and
 // COM_STMT_SEND_LONG_DATA get no reply and are not in flight. A connection
 // that asks for TLS or compression is not read.
+//
+// # MySQL and PostgreSQL: read-only (sql-read-only)
+//
+// A server in read-only mode during a failover: every write of the client
+// is answered with the server's read-only error instead of running, by
+// sql-error's two toxics (the same refuser, answerer and counts), with
+// another choice of statement and answer. On MySQL a write is a COM_QUERY
+// or COM_STMT_PREPARE whose SQL, past leading whitespace, comments and
+// opening parentheses, starts with INSERT, UPDATE, DELETE or REPLACE (a
+// locking read runs on a read-only server), answered with 1290 (HY000,
+// "The MariaDB server is running with the --read-only option so it cannot
+// execute this statement"). On PostgreSQL a write is an INSERT, UPDATE,
+// DELETE or MERGE, a SELECT with a locking clause, or a WITH holding any
+// of them (a read-only transaction refuses them all), answered with 25006
+// ("cannot execute UPDATE in a read-only transaction"); advisory locks run.
+// Every write is refused while the fault lasts.
 //
 // # MySQL: packet parsing (lost-reply-mysql-commit)
 //

@@ -64,7 +64,7 @@ func All() []Fault {
 	return []Fault{
 		Latency{}, Blackhole{}, Reset{}, Down{}, Bandwidth{}, Slicer{},
 		LostReplyRedisAdd{}, LostReplyMySQLCommit{}, QueueError{}, CommitHoldMySQL{}, SQLError{},
-		LostReplyPostgresCommit{}, CommitHoldPostgres{}, RedisState{}, HalfOpen{},
+		LostReplyPostgresCommit{}, CommitHoldPostgres{}, RedisState{}, HalfOpen{}, SQLReadOnly{},
 	}
 }
 
@@ -220,6 +220,7 @@ var (
 	_ StoreBound = CommitHoldMySQL{}
 	_ StoreBound = CommitHoldPostgres{}
 	_ StoreBound = SQLError{}
+	_ StoreBound = SQLReadOnly{}
 )
 
 // ValidStore rejects a store no database fault can be bound to; "" is

@@ -30,6 +30,8 @@ func TestValidateAcceptsEveryKindWithSensibleFields(t *testing.T) {
 		CommitHoldPostgres{Hold: time.Second},
 		HalfOpen{},
 		HalfOpen{Handshake: true},
+		SQLReadOnly{},
+		SQLReadOnly{Store: StorePostgres},
 	}
 	for _, f := range good {
 		require.NoError(t, f.Validate(), "%+v", f)
@@ -58,6 +60,7 @@ func TestValidateRejectsBadFaultsSayingWhatToFix(t *testing.T) {
 		{LostReplyMySQLCommit{Probability: -0.5}, "fault lost-reply-mysql-commit: probability -0.5"},
 		{SQLError{Probability: 2}, "fault sql-error: probability 2: want within [0, 1]"},
 		{SQLError{Store: "oracle"}, `fault sql-error: store "oracle": want "mysql" or "postgres"`},
+		{SQLReadOnly{Store: "oracle"}, `fault sql-read-only: store "oracle": want "mysql" or "postgres"`},
 		{RedisState{}, `fault redis-state: state "": want "readonly", "loading" or "oom"`},
 		{RedisState{State: "down"}, `fault redis-state: state "down": want "readonly", "loading" or "oom"`},
 		{LostReplyPostgresCommit{Times: -1}, "fault lost-reply-postgres-commit: times -1: want >= 0"},
@@ -133,6 +136,8 @@ func TestFaultsNameThemselvesAndTheirProtocol(t *testing.T) {
 		{RedisState{State: RedisReadOnly}, "redis-state readonly", "redis"},
 		{HalfOpen{}, "half-open", ""},
 		{HalfOpen{Handshake: true}, "half-open handshake", ""},
+		{SQLReadOnly{}, "sql-read-only", "mysql"},
+		{SQLReadOnly{Store: StorePostgres}, "sql-read-only", "postgres"},
 	}
 	for _, c := range cases {
 		require.Equal(t, c.name, c.f.String())
@@ -151,7 +156,7 @@ func TestEveryKindIsListedOnceAndDocumented(t *testing.T) {
 		seen[k] = true
 		require.Regexp(t, `(?m)^//\t`+regexp.QuoteMeta(string(k))+` `, string(doc), "doc.go's table names no toxics for %s", k)
 	}
-	require.Len(t, seen, 15)
+	require.Len(t, seen, 16)
 }
 
 func TestAddRejectsAnInvalidFaultNamingTheLink(t *testing.T) {
@@ -222,6 +227,7 @@ func TestStoreBoundFaultsTakeTheStoresProtocol(t *testing.T) {
 		{LostReplyMySQLCommit{Times: 2, Probability: 0.5}, LostReplyPostgresCommit{Times: 2, Probability: 0.5}},
 		{CommitHoldMySQL{Times: 3, Hold: time.Second}, CommitHoldPostgres{Times: 3, Hold: time.Second}},
 		{SQLError{Probability: 0.1, Store: StoreMySQL}, SQLError{Probability: 0.1, Store: StorePostgres}},
+		{SQLReadOnly{Store: StoreMySQL}, SQLReadOnly{Store: StorePostgres}},
 	} {
 		for _, f := range []Fault{c.mysql, c.postgres} {
 			require.Equal(t, c.postgres, f.(StoreBound).OnStore(StorePostgres))

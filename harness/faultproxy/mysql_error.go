@@ -33,6 +33,9 @@ type mysqlErrorReply struct {
 var (
 	errLockDeadlock    = mysqlErrorReply{1213, "40001", "Deadlock found when trying to get lock; try restarting transaction"}
 	errLockWaitTimeout = mysqlErrorReply{1205, "HY000", "Lock wait timeout exceeded; try restarting transaction"}
+	// errReadOnly is a server running with --read-only (or read_only set
+	// during a failover) refusing a write (ER_OPTION_PREVENTS_STATEMENT).
+	errReadOnly = mysqlErrorReply{1290, "HY000", "The MariaDB server is running with the --read-only option so it cannot execute this statement"}
 )
 
 // packet is the ERR packet of e as the first packet of a reply (sequence
@@ -60,6 +63,7 @@ type sqlError struct {
 	rng      *rand.Rand
 	prob     float64
 	postgres bool
+	readOnly bool              // sql-read-only: writes refused with the read-only error
 	pending  map[string][]byte // token -> the reply that answers it
 	refusals
 }
@@ -93,6 +97,12 @@ func (s *sqlError) hasPending() bool {
 // one in two; on PostgreSQL a deadlock, a serialization failure or a lock
 // timeout, one in three.
 func (s *sqlError) drawReply() []byte {
+	if s.readOnly {
+		if s.postgres {
+			return pgErrReadOnly.response()
+		}
+		return errReadOnly.packet()
+	}
 	if s.postgres {
 		return []pgErrorReply{pgErrDeadlock, pgErrSerialization, pgErrLockTimeout}[s.rng.Intn(3)].response()
 	}
@@ -100,6 +110,23 @@ func (s *sqlError) drawReply() []byte {
 		return errLockWaitTimeout.packet()
 	}
 	return errLockDeadlock.packet()
+}
+
+// refuses says whether the fault may refuse sql on MySQL: a locking
+// statement for sql-error, a write for sql-read-only.
+func (s *sqlError) refuses(sql string) bool {
+	if s.readOnly {
+		return isWriteStatement(sql)
+	}
+	return isLockingStatement(sql)
+}
+
+// pgRefuses is refuses on PostgreSQL.
+func (s *sqlError) pgRefuses() func(string) bool {
+	if s.readOnly {
+		return isPGWriteStatement
+	}
+	return isPGLockingStatement
 }
 
 // claimIn returns the token found in payload and its error.
@@ -135,6 +162,20 @@ func isLockingStatement(sql string) bool {
 		text := " " + strings.Join(words, " ") + " "
 		return strings.Contains(text, " FOR UPDATE") || strings.Contains(text, " FOR SHARE") ||
 			strings.Contains(text, " LOCK IN SHARE MODE")
+	}
+	return false
+}
+
+// isWriteStatement says whether a server in read-only mode refuses sql:
+// INSERT, UPDATE, DELETE or REPLACE (a locking read runs there).
+func isWriteStatement(sql string) bool {
+	words := strings.Fields(strings.ToUpper(stripLeadingComments(sql)))
+	if len(words) == 0 {
+		return false
+	}
+	switch strings.TrimLeft(words[0], "(") {
+	case "INSERT", "UPDATE", "DELETE", "REPLACE":
+		return true
 	}
 	return false
 }
@@ -185,7 +226,7 @@ func (r *mysqlRefuse) on(ev packetEvent) {
 }
 
 func (r *mysqlRefuse) onCommand(p []byte) {
-	if len(p) > 0 && (p[0] == mysqlComQuery || p[0] == mysqlComStmtPrepare) && isLockingStatement(string(p[1:])) {
+	if len(p) > 0 && (p[0] == mysqlComQuery || p[0] == mysqlComStmtPrepare) && r.se.refuses(string(p[1:])) {
 		if token := r.se.fire(); token != "" {
 			r.emit(mysqlMarker(token))
 			r.discard()

@@ -10,7 +10,7 @@ type pgRefuseKind struct{}
 
 func (pgRefuseKind) registry() *registry[sqlError] { return sqlErrors }
 func (pgRefuseKind) pgFilter(s *sqlError, known *pgStatements) filter {
-	return &pgRefuse{se: s, pgCommands: newPGCommands(isPGLockingStatement, known)}
+	return &pgRefuse{se: s, pgCommands: newPGCommands(s.pgRefuses(), known)}
 }
 
 // pgRefuse finds the client's locking statements (pgCommands: a Query of

@@ -294,6 +294,9 @@ var (
 	pgErrDeadlock      = pgErrorReply{"40P01", "deadlock detected", "See server log for query details."}
 	pgErrSerialization = pgErrorReply{"40001", "could not serialize access due to concurrent update", ""}
 	pgErrLockTimeout   = pgErrorReply{"55P03", "canceling statement due to lock timeout", ""}
+	// pgErrReadOnly is a hot standby, or default_transaction_read_only
+	// set during a failover, refusing a write.
+	pgErrReadOnly = pgErrorReply{"25006", "cannot execute UPDATE in a read-only transaction", ""}
 )
 
 // response is the ErrorResponse of e: severity (S, and V, never
@@ -468,6 +471,29 @@ func isPGLockingStatement(sql string) bool {
 		return hasLockingClause(words) || callsWaitingAdvisoryLock(words)
 	case "WITH":
 		return hasLockingClause(words) || callsWaitingAdvisoryLock(words) ||
+			containsWord(words, "UPDATE") || containsWord(words, "DELETE") || containsWord(words, "MERGE")
+	}
+	return false
+}
+
+// isPGWriteStatement says whether a read-only transaction refuses sql: an
+// INSERT, or a locking statement other than an advisory lock
+// (isPGLockingStatement: PostgreSQL refuses SELECT ... FOR UPDATE there).
+func isPGWriteStatement(sql string) bool {
+	words, ok := pgWords(sql)
+	for len(words) > 0 && words[0] == "(" {
+		words = words[1:]
+	}
+	if !ok || len(words) == 0 {
+		return false
+	}
+	switch words[0] {
+	case "INSERT", "UPDATE", "DELETE", "MERGE":
+		return true
+	case "SELECT":
+		return hasLockingClause(words)
+	case "WITH":
+		return hasLockingClause(words) || containsWord(words, "INSERT") ||
 			containsWord(words, "UPDATE") || containsWord(words, "DELETE") || containsWord(words, "MERGE")
 	}
 	return false

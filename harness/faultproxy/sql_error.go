@@ -52,8 +52,13 @@ func (f SQLError) OnStore(store string) Fault {
 	return f
 }
 
-func (f SQLError) apply(id string, seed int64) applied {
+func (f SQLError) apply(id string, seed int64) applied { return f.applyState(id, seed, false) }
+
+// applyState is apply, refusing writes with the read-only error when
+// readOnly (sql-read-only), else locking statements with lock conflicts.
+func (f SQLError) applyState(id string, seed int64, readOnly bool) applied {
 	s := newSQLError(seed, certain(f.Probability), f.Store)
+	s.readOnly = readOnly
 	key := sqlErrors.register(s)
 	attrs := map[string]string{"fault": key}
 	answer, refuse := mysqlAnswerToxicType, mysqlRefuseToxicType

@@ -57,6 +57,9 @@ const (
 	// LandServerState: Redis answered a dispatcher's write with the
 	// redis-state fault's READONLY, LOADING or OOM reply.
 	LandServerState = "server-state"
+	// LandStoreReadOnly: the store answered a dispatcher's write with the
+	// sql-read-only fault's read-only error (MySQL 1290, PostgreSQL 25006).
+	LandStoreReadOnly = "store-read-only"
 	// LandHalfOpen: a half-open fault on an instance's own link (its
 	// store's or its Redis's) held something of it (a statement or command
 	// in flight, or a new connection's handshake: the fault's held and
