@@ -121,7 +121,7 @@ func TestRandomScheduleReplaysBySeedAndStaysInBounds(t *testing.T) {
 		if k == (faultproxy.QueueError{}).Kind() {
 			continue // queue-error's: it needs a queue, not a link
 		}
-		if k == (faultproxy.RedisState{}).Kind() || k == (faultproxy.HalfOpen{}).Kind() {
+		if k == (faultproxy.RedisState{}).Kind() || k == (faultproxy.SQLReadOnly{}).Kind() || k == (faultproxy.HalfOpen{}).Kind() {
 			continue // round-2 scenarios of their own (transient-states, half-open)
 		}
 		if k == (faultproxy.LostReplyPostgresCommit{}).Kind() || k == (faultproxy.CommitHoldPostgres{}).Kind() {
