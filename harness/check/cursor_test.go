@@ -51,3 +51,60 @@ func TestCommitGapsLandForARelayWithoutClaims(t *testing.T) {
 	require.Equal(t, 1, require1(t, cursorRun(false), req).Landed, "event 3 committed at 150, event 2's COMMIT at 900")
 	require.Equal(t, 1, require1(t, cursorRun(true), req).Landed)
 }
+
+func cursorModel() history.Model {
+	return history.Model{Form: history.FormCursor, Lacks: []string{history.LackAttempts, history.LackBackoff,
+		history.LackClaims, history.LackFailed, history.LackJobs, history.LackLeases, history.LackPoison}}
+}
+
+// cutRun: a cursor relay's d1 publishes events 1 and 2 and is killed
+// before its offset moves; d2, killed just after, cut nothing more; the
+// next round publishes both again (republish) and moves the offset. Event
+// 3 is published and passed before d3's kill; event 4's add shows before
+// d1r1's kill, and the offset passes it after without a re-publish: the
+// round that published it was another instance's, and it went on.
+func cutRun(republish bool) history.Run {
+	b := newBuilder("crash-window").start(0, "d1", "d2", "d3")
+	b.run.Meta.Model = cursorModel()
+	b.produce(1, "job-1", history.KindValid, 100).produce(2, "job-2", history.KindValid, 100)
+	b.produce(3, "job-3", history.KindValid, 100).produce(4, "job-4", history.KindValid, 100)
+	b.add("ai-default", "job-1", "job-1", 200).add("ai-default", "job-2", "job-2", 200)
+	b.proc("d1", "kill", 210).proc("d2", "kill", 220)
+	b.start(300, "d1r1", "d2r1")
+	if republish {
+		b.add("ai-default", "job-1", "job-1", 400).add("ai-default", "job-2", "job-2", 400)
+	}
+	b.publishOnly(1, 450).publishOnly(2, 450)
+	b.add("ai-default", "job-3", "job-3", 500).publishOnly(3, 520).proc("d3", "kill", 600)
+	b.add("ai-default", "job-4", "job-4", 700).proc("d1r1", "kill", 710).publishOnly(4, 720)
+	return b.finish(1000, 1400, true)
+}
+
+// Without claims, a kill lands in the publish->ack window when a message
+// it had in the sink, not yet passed by the cursor, was published again
+// after it; one cut round counts once, for the first kill after it.
+func TestCrashWindowLandsForACursorOnlyWhereAKillCutAPublish(t *testing.T) {
+	req := history.Requirement{Fault: history.LandCrashWindow, AtLeast: 1, Planned: 4}
+	l := require1(t, cutRun(true), req)
+	require.Equal(t, 1, l.Landed, l.Reason)
+	require.True(t, l.Met)
+	require.Zero(t, require1(t, cutRun(false), req).Landed, "nothing published again: no round was cut")
+}
+
+// Without claims, an event produced before a store outage and still not
+// published when it ended waited in it; one published before it did not.
+// With claims, the same history says nothing (a claim held across the
+// start would).
+func TestOutageStalledCountsACursorsEventsPendingThroughIt(t *testing.T) {
+	run := func(m history.Model) history.Run {
+		b := newBuilder("mysql-restart").start(0, "d1")
+		b.run.Meta.Model = m
+		b.fault("server-restart", "mysql", 1000, 3000)
+		b.produce(1, "job-1", history.KindValid, 900).add("ai-default", "job-1", "job-1", 3100).publishOnly(1, 3150) // held up
+		b.produce(2, "job-2", history.KindValid, 500).add("ai-default", "job-2", "job-2", 600).publishOnly(2, 650)   // before it
+		return b.finish(4000, 5000, true)
+	}
+	req := history.Requirement{Fault: history.LandOutageStalled, Target: "mysql", AtLeast: 1}
+	require.Equal(t, 1, require1(t, run(cursorModel()), req).Landed)
+	require.Zero(t, require1(t, run(history.Model{}), req).Landed)
+}

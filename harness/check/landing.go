@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -156,8 +157,12 @@ func countLanded(ix *index, req history.Requirement) int {
 
 // crashWindowKills counts deaths of an instance that held a claim whose job
 // was created in Redis before the death and whose finalize was not yet
-// written: the window of contract step 8.
+// written: the window of contract step 8. An outbox without claims (a
+// cursor) holds nothing to see: its deaths are judged by cutPublishes.
 func (ix *index) crashWindowKills() int {
+	if !ix.run.Meta.Model.Has(history.LackClaims) {
+		return ix.cutPublishes()
+	}
 	n := 0
 	for _, d := range deaths(ix.run) {
 		if ix.anyHold(d.Instance, func(h hold) bool {
@@ -167,6 +172,52 @@ func (ix *index) crashWindowKills() int {
 		}
 	}
 	return n
+}
+
+// cutPublishes counts, for an outbox without claims (a cursor relay), the
+// deaths that cut a publish before the outbox recorded it: an event's
+// message was in the sink at or before the death (its creation, or a
+// window trap's sighting), the outbox did not say it published by then
+// (no publish move at or before the death: the cursor had not passed it),
+// and the message was published again after the death (another creation,
+// or a "duplicated" add in the events stream): the round that published it
+// never recorded it, and another round published it again. Each such event
+// counts for the first death after its first creation only, so a round cut
+// once counts once however many kills followed it; a death counts when at
+// least one event is its own.
+func (ix *index) cutPublishes() int {
+	ds := deaths(ix.run)
+	sort.SliceStable(ds, func(i, j int) bool { return ds[i].At.Before(ds[j].At) })
+	cut := map[int]bool{}
+	for _, e := range ix.events {
+		for i, d := range ds {
+			if !ix.createdBy(e.ID, d.At) && !ix.trapSaw(e.ID, d.At) {
+				continue
+			}
+			if !ix.settledBy(e.ID, d.At) && ix.republishedAfter(e.JobID, d.At) {
+				cut[i] = true
+			}
+			break // the event is the first death's after its creation, or none's
+		}
+	}
+	return len(cut)
+}
+
+// republishedAfter tells whether the sink shows job's message published
+// after t: a creation of it, or a "duplicated" add (BullMQ kept the job and
+// dropped the add) in the events stream.
+func (ix *index) republishedAfter(job string, t time.Time) bool {
+	for _, c := range ix.creations.byJob[job] {
+		if c.At.After(t) {
+			return true
+		}
+	}
+	for _, s := range ix.streamOf[job] {
+		if s.Event == "duplicated" && s.At.After(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // zombiePauses counts pauses during which the lease of a claim the paused
@@ -323,7 +374,10 @@ func (ix *index) deadOwnerClaims() int {
 // timeout and ClockSlack. With stalled it also counts events the outage
 // held up: a claim held across its start that outlived its end, or an
 // event produced early enough inside it to be claimed there (two polls and
-// ClockSlack before its end) but first claimed after it.
+// ClockSlack before its end) but first claimed after it. An outbox without
+// claims (a cursor) has no claim to hold across the start: an event
+// produced before the outage and not yet published when it ended was held
+// up by it (stalledBy).
 func (ix *index) outageEvents(target string, stalled bool) int {
 	hit := map[int64]bool{}
 	tn := ix.run.Meta.Tuning
@@ -375,8 +429,14 @@ func (ix *index) stalledBy(e history.Event, from, to time.Time) bool {
 		}
 	}
 	latest := to.Add(-2*ix.run.Meta.Tuning.PollInterval.D() - ClockSlack)
-	if e.Produced.Before(from) || e.Produced.After(latest) {
+	if e.Produced.After(latest) {
 		return false
+	}
+	if e.Produced.Before(from) {
+		// Without claims nothing says a relay had it in hand: it was held
+		// up when it was still unpublished when the outage ended although
+		// produced two polls before then.
+		return !ix.run.Meta.Model.Has(history.LackClaims) && !ix.settledBy(e.ID, to)
 	}
 	// Produced inside the outage: it waited if nobody claimed it until the
 	// outage ended, or if a claim taken inside did not settle it by then
