@@ -62,7 +62,9 @@ const (
 	// in flight, or a new connection's handshake: the fault's held and
 	// handshakes counts), and meanwhile a claim of that instance ran out
 	// its lease unfinished and was taken over, or recovered, by another
-	// instance before the fault ended.
+	// instance before the fault ended. An outbox without leases has no
+	// claim to run out: there the fault landed when it held something of
+	// the instance.
 	LandHalfOpen = "half-open"
 )
 
