@@ -179,31 +179,51 @@ func (ix *index) crashWindowKills() int {
 
 // cutPublishes counts, for an outbox without claims (a cursor relay), the
 // deaths that cut a publish before the outbox recorded it: an event's
-// message was in the sink at or before the death (its creation, or a
-// window trap's sighting), the outbox did not say it published by then
-// (no publish move at or before the death: the cursor had not passed it),
-// and the message was published again after the death (another creation,
-// or a "duplicated" add in the events stream): the round that published it
-// never recorded it, and another round published it again. Each such event
-// counts for the first death after its first creation only, so a round cut
-// once counts once however many kills followed it; a death counts when at
-// least one event is its own.
+// message was published at or before the death (a creation, a window
+// trap's sighting of one, or a "duplicated" add in the events stream),
+// the outbox did not say it published by then (the cursor had not passed
+// it), and the message was published again after the death: the round
+// that published it never recorded it, and another round published it
+// again. A publish is cut once: after a death that counted it, the event
+// counts again only for a later death that a later publish of it preceded
+// (a round that published the batch again and was cut in turn). A death
+// counts when it cut at least one publish.
 func (ix *index) cutPublishes() int {
 	ds := deaths(ix.run)
 	sort.SliceStable(ds, func(i, j int) bool { return ds[i].At.Before(ds[j].At) })
 	cut := map[int]bool{}
 	for _, e := range ix.events {
+		var after time.Time // the last death that cut a publish of e
 		for i, d := range ds {
-			if !ix.createdBy(e.ID, d.At) && !ix.trapSaw(e.ID, d.At) {
+			if !ix.publishedIn(e, after, d.At) {
 				continue
 			}
-			if !ix.settledBy(e.ID, d.At) && ix.republishedAfter(e.JobID, d.At) {
-				cut[i] = true
+			if ix.settledBy(e.ID, d.At) || !ix.republishedAfter(e.JobID, d.At) {
+				break
 			}
-			break // the event is the first death's after its creation, or none's
+			cut[i] = true
+			after = d.At
 		}
 	}
 	return len(cut)
+}
+
+// publishedIn tells whether event e's message was published in (from, to]:
+// created, seen by a window trap (from the start only), or added again as
+// a "duplicated" add.
+func (ix *index) publishedIn(e history.Event, from, to time.Time) bool {
+	in := func(t time.Time) bool { return t.After(from) && !t.After(to) }
+	for _, c := range ix.creations.byJob[e.JobID] {
+		if in(c.At) {
+			return true
+		}
+	}
+	for _, s := range ix.streamOf[e.JobID] {
+		if s.Event == "duplicated" && in(s.At) {
+			return true
+		}
+	}
+	return from.IsZero() && ix.trapSaw(e.ID, to)
 }
 
 // republishedAfter tells whether the sink shows job's message published
