@@ -23,9 +23,10 @@ func (n *Nemesis) turnsOnly() bool {
 
 // turnWatch is the slot's transaction last seen holding row locks.
 type turnWatch struct {
-	trx   string
-	since time.Time
-	seen  int // creation signals read by then
+	trx    string
+	since  time.Time
+	seen   int // creation signals read at the poll before trx was first seen
+	polled int // creation signals read at the last poll
 }
 
 // turnHit is the window trap's test for a cursor without claims (MySQL or
@@ -35,9 +36,10 @@ type turnWatch struct {
 // springs when two polls in a row find the same transaction of the slot's
 // account running with row locks held (its turn: a cursor relay locks its
 // group's offsets row and publishes inside that transaction; one waiting
-// for the lock is in LOCK WAIT). A round's reads take milliseconds and its
-// publish waits windowLatency for Redis's delayed replies, so a turn seen
-// a poll apart is most likely between its publish and its ack. This is the
+// for the lock is in LOCK WAIT) and a creation was signalled since the
+// poll before the first of them (while the turn holds the lock, nobody
+// else publishes). Its publish waits windowLatency for Redis's delayed
+// replies, so such a turn is most likely between its publish and its ack. This is the
 // trap's guess only: the landing is judged afterwards from the history
 // (check's cutPublishes: a message in the sink before the kill, passed by
 // the cursor only after it, and published again).
@@ -52,12 +54,16 @@ func (m *matcher) turnHit(ctx context.Context, w *turnWatch) (supervisor.Hit, bo
 		"JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id "+
 		"WHERE p.USER = ? AND t.trx_state = 'RUNNING' AND t.trx_rows_locked > 0 LIMIT 1", user).Scan(&trx)
 	now := time.Now().UTC()
+	before := w.polled
+	w.polled = m.seen
 	if err != nil || trx != w.trx {
-		*w = turnWatch{trx: trx, since: now, seen: m.seen}
+		// new turn: it began after the previous poll, so count the
+		// creations from there
+		w.trx, w.since, w.seen = trx, now, before
 		return supervisor.Hit{}, false
 	}
 	if m.seen == w.seen {
-		return supervisor.Hit{}, false // nothing created since: not publishing yet
+		return supervisor.Hit{}, false // nothing created since it began: not publishing yet
 	}
 	return supervisor.Hit{Job: "turn " + trx, Params: map[string]string{
 		"instance": instance, "matched": now.Format(time.RFC3339Nano),
