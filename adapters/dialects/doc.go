@@ -348,11 +348,12 @@
 //     cut a publish (a message in the sink before the kill, passed by the
 //     cursor only after it, and published again), an event still
 //     unpublished when a store outage it was produced before ended, a
-//     half-open link that held something of the instance. dedupe-horizon
-//     is still unknown on some runs: the trap takes a late creation signal
-//     of the previous, cut round for the current turn's publish and kills
-//     a turn that has published nothing yet, which the landing rightly
-//     does not count (docs/findings.md, 2026-12-05).
+//     half-open link that held something of the instance. The trap at
+//     first took a late creation signal of the round the previous trap cut
+//     for the current turn's publish, and killed turns that had published
+//     nothing yet (the landing rightly did not count them, and
+//     dedupe-horizon stayed unknown); the signals read before an arming's
+//     first poll no longer count.
 //   - go-cursor/trusts-id was one, and a correct cursor was unknown in
 //     commit-order-gaps. The cursor's own records now stay in the history,
 //     so I2 fails an event the offset passed before its commit at once,

@@ -50,8 +50,10 @@
 // that table only when it was last read more than 100 ms ago) and matches
 // when two polls in a row find the same transaction of the slot's account
 // running with row locks held (its turn) and a creation was signalled since
-// the poll before the first of them; its job is "turn <trx id>". The
-// landing is judged afterwards from the history alone. On a match:
+// the poll before the first of them (never counting the signals read
+// before the arming's first poll: late ones of the round the previous trap
+// cut); its job is "turn <trx id>". The landing is judged afterwards from
+// the history alone. On a match:
 //   - the window trap (CrashWindow, TrapCrashes) SIGSTOPs the instance,
 //     blackholes its database link, SIGKILLs it, heals the link, restarts the
 //     slot. TrapCrashes arms the instance running longest (a restarted one

@@ -27,6 +27,8 @@ type turnWatch struct {
 	since  time.Time
 	seen   int // creation signals read at the poll before trx was first seen
 	polled int // creation signals read at the last poll
+	// started: a first poll was made (its signals are never this turn's)
+	started bool
 }
 
 // turnHit is the window trap's test for a cursor without claims (MySQL or
@@ -56,6 +58,12 @@ func (m *matcher) turnHit(ctx context.Context, w *turnWatch) (supervisor.Hit, bo
 	now := time.Now().UTC()
 	before := w.polled
 	w.polled = m.seen
+	if !w.started {
+		// Signals read before the first poll are the previous trap's: a
+		// round it cut published them, and they arrive late.
+		w.started = true
+		return supervisor.Hit{}, false
+	}
 	if err != nil || trx != w.trx {
 		// new turn: it began after the previous poll, so count the
 		// creations from there
