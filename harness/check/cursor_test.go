@@ -75,3 +75,47 @@ func TestOutageStallsLandForARelayWithoutClaims(t *testing.T) {
 	require.Equal(t, 1, require1(t, run(false), req).Landed)
 	require.Zero(t, require1(t, run(true), req).Landed, "with claims, an event nobody claimed before the outage was not held up by it")
 }
+
+func cursorModel() history.Model {
+	return history.Model{Form: history.FormCursor, Lacks: []string{history.LackAttempts, history.LackBackoff,
+		history.LackClaims, history.LackFailed, history.LackJobs, history.LackLeases, history.LackPoison}}
+}
+
+// cutRun: a cursor relay's d1 publishes events 1 and 2 and is killed
+// before its offset moves; d2, killed just after, cut nothing more (no
+// publish of its own came between); d1r1 publishes both again and is
+// killed before its ack too: a second cut; the next round publishes them
+// once more and moves the offset. Event 3 is published and passed before
+// d3's kill; event 4's add shows before d2r1's kill, and the offset passes
+// it after without a re-publish: the round that published it was another
+// instance's, and it went on.
+func cutRun(republish bool) history.Run {
+	b := newBuilder("crash-window").start(0, "d1", "d2", "d3")
+	b.run.Meta.Model = cursorModel()
+	b.produce(1, "job-1", history.KindValid, 100).produce(2, "job-2", history.KindValid, 100)
+	b.produce(3, "job-3", history.KindValid, 100).produce(4, "job-4", history.KindValid, 100)
+	b.add("ai-default", "job-1", "job-1", 200).add("ai-default", "job-2", "job-2", 200)
+	b.proc("d1", "kill", 210).proc("d2", "kill", 220)
+	b.start(300, "d1r1", "d2r1")
+	if republish {
+		b.add("ai-default", "job-1", "job-1", 400).add("ai-default", "job-2", "job-2", 400)
+		b.proc("d1r1", "kill", 420)
+		b.add("ai-default", "job-1", "job-1", 500).add("ai-default", "job-2", "job-2", 500)
+	}
+	b.publishOnly(1, 550).publishOnly(2, 550)
+	b.add("ai-default", "job-3", "job-3", 600).publishOnly(3, 620).proc("d3", "kill", 650)
+	b.add("ai-default", "job-4", "job-4", 700).proc("d2r1", "kill", 710).publishOnly(4, 720)
+	return b.finish(1000, 1400, true)
+}
+
+// Without claims, a kill lands in the publish->ack window when a message
+// published before it, not yet passed by the cursor, was published again
+// after it; a publish counts for one kill, and a batch published again and
+// cut again counts again.
+func TestCrashWindowLandsForACursorOnlyWhereAKillCutAPublish(t *testing.T) {
+	req := history.Requirement{Fault: history.LandCrashWindow, AtLeast: 2, Planned: 5}
+	l := require1(t, cutRun(true), req)
+	require.Equal(t, 2, l.Landed, l.Reason)
+	require.True(t, l.Met)
+	require.Zero(t, require1(t, cutRun(false), req).Landed, "nothing published again: no round was cut")
+}

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -109,6 +110,9 @@ func judgeLanding(ix *index, req history.Requirement) Landing {
 	}
 	l.Landed = countLanded(ix, req)
 	l.Met = l.Landed >= req.AtLeast
+	if req.Fault == history.LandHalfOpen && !ix.run.Meta.Model.Has(history.LackLeases) {
+		noun[2] = "held an instance's statement or command (the outbox has no leases to run out)"
+	}
 	word := noun[1]
 	if req.Planned > 0 {
 		l.Reason = fmt.Sprintf("%d of %d planned %s %s", l.Landed, req.Planned, word, noun[2])
@@ -172,8 +176,12 @@ func countLanded(ix *index, req history.Requirement) int {
 
 // crashWindowKills counts deaths of an instance that held a claim whose job
 // was created in Redis before the death and whose finalize was not yet
-// written: the window of contract step 8.
+// written: the window of contract step 8. An outbox without claims (a
+// cursor) holds nothing to see: its deaths are judged by cutPublishes.
 func (ix *index) crashWindowKills() int {
+	if !ix.run.Meta.Model.Has(history.LackClaims) {
+		return ix.cutPublishes()
+	}
 	n := 0
 	for _, d := range deaths(ix.run) {
 		if ix.anyHold(d.Instance, func(h hold) bool {
@@ -183,6 +191,72 @@ func (ix *index) crashWindowKills() int {
 		}
 	}
 	return n
+}
+
+// cutPublishes counts, for an outbox without claims (a cursor relay), the
+// deaths that cut a publish before the outbox recorded it: an event's
+// message was published at or before the death (a creation, a window
+// trap's sighting of one, or a "duplicated" add in the events stream),
+// the outbox did not say it published by then (the cursor had not passed
+// it), and the message was published again after the death: the round
+// that published it never recorded it, and another round published it
+// again. A publish is cut once: after a death that counted it, the event
+// counts again only for a later death that a later publish of it preceded
+// (a round that published the batch again and was cut in turn). A death
+// counts when it cut at least one publish.
+func (ix *index) cutPublishes() int {
+	ds := deaths(ix.run)
+	sort.SliceStable(ds, func(i, j int) bool { return ds[i].At.Before(ds[j].At) })
+	cut := map[int]bool{}
+	for _, e := range ix.events {
+		var after time.Time // the last death that cut a publish of e
+		for i, d := range ds {
+			if !ix.publishedIn(e, after, d.At) {
+				continue
+			}
+			if ix.settledBy(e.ID, d.At) || !ix.republishedAfter(e.JobID, d.At) {
+				break
+			}
+			cut[i] = true
+			after = d.At
+		}
+	}
+	return len(cut)
+}
+
+// publishedIn tells whether event e's message was published in (from, to]:
+// created, seen by a window trap (from the start only), or added again as
+// a "duplicated" add.
+func (ix *index) publishedIn(e history.Event, from, to time.Time) bool {
+	in := func(t time.Time) bool { return t.After(from) && !t.After(to) }
+	for _, c := range ix.creations.byJob[e.JobID] {
+		if in(c.At) {
+			return true
+		}
+	}
+	for _, s := range ix.streamOf[e.JobID] {
+		if s.Event == "duplicated" && in(s.At) {
+			return true
+		}
+	}
+	return from.IsZero() && ix.trapSaw(e.ID, to)
+}
+
+// republishedAfter tells whether the sink shows job's message published
+// after t: a creation of it, or a "duplicated" add (BullMQ kept the job and
+// dropped the add) in the events stream.
+func (ix *index) republishedAfter(job string, t time.Time) bool {
+	for _, c := range ix.creations.byJob[job] {
+		if c.At.After(t) {
+			return true
+		}
+	}
+	for _, s := range ix.streamOf[job] {
+		if s.Event == "duplicated" && s.At.After(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // zombiePauses counts pauses during which the lease of a claim the paused
@@ -207,12 +281,21 @@ func (ix *index) zombiePauses() int {
 // ("<store>/<inst>" or "redis/<inst>") that held something on it (their
 // held or handshakes count, the toxics' own) and during which a claim of
 // that instance ran out its lease unfinished and was taken over by another
-// instance before the fault ended (takenOverInside).
+// instance before the fault ended (takenOverInside). For an outbox without
+// leases (a cursor) a fault that held something counts: nothing of the
+// instance can run out, so the takeover cannot be asked for, and what the
+// scenario still exercises (I1, I2, I3 under a stuck link) needs only that
+// the link held the instance.
 func (ix *index) halfOpenTakeovers() int {
+	leaseless := !ix.run.Meta.Model.Has(history.LackLeases)
 	n := 0
 	for _, f := range ix.run.Faults {
 		dep, inst, linked := strings.Cut(f.Target, "/")
 		if f.Kind != "half-open" || !linked || inst == "" || faultCount(f, "held")+faultCount(f, "handshakes") == 0 {
+			continue
+		}
+		if leaseless {
+			n++ // no lease can run out: holding something is all it can do
 			continue
 		}
 		end := faultEnd(ix.run, f)

@@ -423,6 +423,14 @@ func TestLandingHalfOpenTakeovers(t *testing.T) {
 	require.Equal(t, 2, l.Landed)
 	require.False(t, l.Met)
 	require.Equal(t, "2 of 6 planned half-open links held an instance's statement or command while a claim of it ran out its lease and another instance took that claim over; 3 needed", l.Reason)
+
+	// Without leases nothing can run out: every fault that held something
+	// of its instance landed, the one that held nothing did not.
+	run.Meta.Model = history.Model{Form: history.FormCursor, Lacks: []string{history.LackClaims, history.LackLeases}}
+	l = require1(t, run, history.Requirement{Fault: history.LandHalfOpen, AtLeast: 3, Planned: 6})
+	require.Equal(t, 5, l.Landed)
+	require.True(t, l.Met)
+	require.Equal(t, "5 of 6 planned half-open links held an instance's statement or command (the outbox has no leases to run out); 3 needed", l.Reason)
 }
 
 // A PostgreSQL run records the store's outage on "postgres": the catalog's

@@ -8,7 +8,9 @@ package history
 const (
 	// LandCrashWindow: an instance died (SIGKILL or a crash) while it held
 	// a claim whose job was already created in Redis and whose finalize
-	// was not yet written.
+	// was not yet written. For an outbox without claims (a cursor): a death
+	// after a message's publish, before the outbox said it published, and
+	// followed by its publish again.
 	LandCrashWindow = "crash-window"
 	// LandZombie: an instance was paused (SIGSTOP, or a sleep at a crash
 	// point: the pause-at fault's window) while the lease of a claim it held ran out, with the job
@@ -35,7 +37,9 @@ const (
 	LandOutageFailed = "outage-failed"
 	// LandOutageStalled: an event met a transient failure inside an outage
 	// of Target, a claim held across its start outlived it, or an event
-	// produced inside it was first claimed only after it.
+	// produced inside it was first claimed only after it. Without claims:
+	// an event produced before its end (by two polls) and still unpublished
+	// when it ended.
 	LandOutageStalled = "outage-stalled"
 	// LandQueueError: Redis answered an add to the broken queue with the
 	// queue-error fault's error reply.
@@ -65,7 +69,9 @@ const (
 	// in flight, or a new connection's handshake: the fault's held and
 	// handshakes counts), and meanwhile a claim of that instance ran out
 	// its lease unfinished and was taken over, or recovered, by another
-	// instance before the fault ended.
+	// instance before the fault ended. An outbox without leases has no
+	// claim to run out: there the fault landed when it held something of
+	// the instance.
 	LandHalfOpen = "half-open"
 	// LandZoneLease: a claim wrote a lease end (locked_until) while the
 	// store's server and the instances ran in different time zones

@@ -43,8 +43,18 @@
 // replies by 300 ms (its add lands, it learns so only later), and looks each
 // signalled job up: the job's ai_jobs ids (history.JobCandidates: the BullMQ
 // id, or data.jobId) must have an event in processing whose locked_by is the
-// instance, its own claim. Without a locked_by column any job counts. On a
-// match:
+// instance, its own claim. Without a locked_by column any job counts. An
+// outbox without claims whose relays keep a cursor (states.cursor, MySQL
+// or MariaDB) has nothing in a row to look up: the window and pause traps
+// poll information_schema.INNODB_TRX every 120 ms instead (the server
+// refreshes that table only when it was last read more than 100 ms ago)
+// and match when two polls in a row find the same transaction of the slot's
+// account
+// running with row locks held (its turn) and a creation was signalled since
+// the poll before the first of them (never counting the signals read
+// before the arming's first poll: late ones of the round the previous trap
+// cut); its job is "turn <trx id>". The landing is judged afterwards from
+// the history alone. On a match:
 //   - the window trap (CrashWindow, TrapCrashes) SIGSTOPs the instance,
 //     blackholes its database link, SIGKILLs it, heals the link, restarts the
 //     slot. TrapCrashes arms the instance running longest (a restarted one

@@ -191,7 +191,9 @@ func (n *Nemesis) recordMiss(kind, slot, instance string, armed time.Time, reaso
 }
 
 // matcher turns creation signals into hits: a job whose event the slot's
-// current instance holds (claimed, still processing, locked by it).
+// current instance holds (claimed, still processing, locked by it). For a
+// cursor without claims it polls the database for the slot's turn instead
+// (turnHit) and only counts the signals.
 type matcher struct {
 	n       *Nemesis
 	slot    string
@@ -208,15 +210,38 @@ func newMatcher(n *Nemesis, slot string, sub *observe.Subscription) *matcher {
 // run reads signals until ctx ends and offers the first match on hits.
 func (m *matcher) run(ctx context.Context, hits chan<- supervisor.Hit) {
 	defer close(m.done)
+	var tick <-chan time.Time
+	var turn turnWatch
+	turns := m.n.turnsOnly()
+	if turns {
+		t := time.NewTicker(turnPoll)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-tick:
+			hit, ok := m.turnHit(ctx, &turn)
+			if !ok {
+				continue
+			}
+			select {
+			case hits <- hit:
+				return
+			case <-ctx.Done():
+				return
+			}
 		case c, ok := <-m.sub.C:
 			if !ok {
 				return
 			}
 			m.seen++
+			if turns {
+				m.notHeld++ // counted only: the turn poll springs the trap
+				continue
+			}
 			hit, ok := m.match(ctx, c)
 			if !ok {
 				m.notHeld++
