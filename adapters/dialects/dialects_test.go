@@ -386,6 +386,26 @@ func runWith(t *testing.T, e env.Env, a supervisor.Adapter, work, name string, e
 
 // requireAllPass requires every invariant to pass, or to be waived by the
 // scenario; an invariant in mayFail may pass or fail (a known false alarm).
+// requireSubsetPasses runs dialect d's manifest.yaml through subset as a
+// black box: every run passes, with every requirement landed and every
+// invariant that applies holding; more, when not nil, checks what the
+// dialect's shape adds.
+func requireSubsetPasses(t *testing.T, d string, subset []sized, more func(*testing.T, runner.Outcome)) {
+	e := openEnv(t)
+	work := t.TempDir()
+	a := load(t, filepath.Join(d, "manifest.yaml"))
+	for _, sc := range subset {
+		t.Run(sc.scenario, func(t *testing.T) {
+			o := run(t, e, a, work, sc.scenario, sc.events)
+			require.Equal(t, check.Pass, o.Verdict, "%s: %s %v", sc.scenario, o.Reason, o.Landing)
+			requireAllHold(t, o)
+			if more != nil {
+				more(t, o)
+			}
+		})
+	}
+}
+
 func requireAllHold(t *testing.T, o runner.Outcome) {
 	t.Helper()
 	require.Len(t, o.Results, 9)

@@ -80,16 +80,7 @@ func TestGoCursorKeepsTheContract(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 5 scenarios (about a minute and a half): not in -short")
 	}
-	e := openEnv(t)
-	work := t.TempDir()
-	a := load(t, filepath.Join(goCursor, "manifest.yaml"))
-	for _, sc := range goCursorSubset {
-		t.Run(sc.scenario, func(t *testing.T) {
-			o := run(t, e, a, work, sc.scenario, sc.events)
-			requireAllHold(t, o)
-			require.Equal(t, check.Pass, o.Verdict, "%s: %s", sc.scenario, o.Reason)
-		})
-	}
+	requireSubsetPasses(t, goCursor, goCursorSubset, nil)
 }
 
 // TestGoCursorPlantsAreCaught runs each planted bug in its scenario: its

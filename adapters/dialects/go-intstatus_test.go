@@ -83,16 +83,7 @@ func TestIntStatusKeepsTheContract(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 4 scenarios (about 1.5 minutes): not in -short")
 	}
-	e := openEnv(t)
-	work := t.TempDir()
-	a := load(t, filepath.Join(intStatus, "manifest.yaml"))
-	for _, sc := range intStatusSubset {
-		t.Run(sc.scenario, func(t *testing.T) {
-			o := run(t, e, a, work, sc.scenario, sc.events)
-			requireAllHold(t, o)
-			require.Equal(t, check.Pass, o.Verdict)
-		})
-	}
+	requireSubsetPasses(t, intStatus, intStatusSubset, nil)
 }
 
 // TestIntStatusPlantedBugsAreCaught runs each planted bug in its scenario:

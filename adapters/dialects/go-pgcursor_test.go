@@ -82,16 +82,7 @@ func TestGoPGCursorKeepsTheContract(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 4 scenarios (about a minute): not in -short")
 	}
-	e := openEnv(t)
-	work := t.TempDir()
-	a := load(t, filepath.Join(goPGCursor, "manifest.yaml"))
-	for _, sc := range goPGCursorSubset {
-		t.Run(sc.scenario, func(t *testing.T) {
-			o := run(t, e, a, work, sc.scenario, sc.events)
-			requireAllHold(t, o)
-			require.Equal(t, check.Pass, o.Verdict, "%s: %s", sc.scenario, o.Reason)
-		})
-	}
+	requireSubsetPasses(t, goPGCursor, goPGCursorSubset, nil)
 }
 
 // TestGoPGCursorPlantsAreCaught runs each planted bug in its scenario: its

@@ -99,16 +99,7 @@ func TestPgSkipKeepsTheContract(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 5 scenarios on PostgreSQL (about 2 minutes): not in -short")
 	}
-	e := openEnv(t)
-	work := t.TempDir()
-	a := load(t, filepath.Join(pgSkip, "manifest.yaml"))
-	for _, sc := range pgSkipSubset {
-		t.Run(sc.scenario, func(t *testing.T) {
-			o := run(t, e, a, work, sc.scenario, sc.events)
-			requireAllHold(t, o)
-			require.Equal(t, check.Pass, o.Verdict, "%s: %s", sc.scenario, o.Reason)
-		})
-	}
+	requireSubsetPasses(t, pgSkip, pgSkipSubset, nil)
 }
 
 // TestPgSkipPlantedBugsAreCaught runs each planted bug in its scenario: its

@@ -8,6 +8,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
 
@@ -88,22 +89,14 @@ func TestTimestampsKeepsTheContract(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 4 scenarios (about a minute): not in -short")
 	}
-	e := openEnv(t)
-	work := t.TempDir()
-	a := load(t, filepath.Join(timestamps, "manifest.yaml"))
-	for _, sc := range timestampsSubset {
-		t.Run(sc.scenario, func(t *testing.T) {
-			o := run(t, e, a, work, sc.scenario, sc.events)
-			require.Equal(t, check.Pass, o.Verdict, "%s: %v", sc.scenario, o.Landing)
-			requireAllHold(t, o)
-			for _, id := range []string{"I4", "I9"} {
-				require.Equal(t, check.NotApplicable, result(t, o, id).Verdict, "%s: no poison, no BullMQ job", id)
-			}
-			// I6 applies (the lease column doubles as available_at once an
-			// attempt finished); with no failed attempt it is not exercised.
-			require.NotEqual(t, check.NotApplicable, result(t, o, "I6").Verdict, "I6: the manifest declares available_at")
-		})
-	}
+	requireSubsetPasses(t, timestamps, timestampsSubset, func(t *testing.T, o runner.Outcome) {
+		for _, id := range []string{"I4", "I9"} {
+			require.Equal(t, check.NotApplicable, result(t, o, id).Verdict, "%s: no poison, no BullMQ job", id)
+		}
+		// I6 applies (the lease column doubles as available_at once an
+		// attempt finished); with no failed attempt it is not exercised.
+		require.NotEqual(t, check.NotApplicable, result(t, o, "I6").Verdict, "I6: the manifest declares available_at")
+	})
 }
 
 // TestTimestampsPlantedBugsAreCaught runs each planted bug in its

@@ -101,16 +101,7 @@ func TestNodeDeleteKeepsTheContract(t *testing.T) {
 		t.Skip("runs 3 scenarios end to end: not in -short")
 	}
 	needNode(t, nodeDelete)
-	e := openEnv(t)
-	work := t.TempDir()
-	a := load(t, filepath.Join(nodeDelete, "manifest.yaml"))
-	for _, sc := range nodeDeleteSubset {
-		t.Run(sc.scenario, func(t *testing.T) {
-			o := run(t, e, a, work, sc.scenario, sc.events)
-			require.Equal(t, check.Pass, o.Verdict, o.Reason)
-			requireAllHold(t, o)
-		})
-	}
+	requireSubsetPasses(t, nodeDelete, nodeDeleteSubset, nil)
 }
 
 // TestNodeDeletePlantedBugsAreCaught runs each planted bug in its scenario:
