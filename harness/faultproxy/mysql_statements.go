@@ -53,13 +53,9 @@ func followStatementFailures(tp *toxiproxy.Proxy, name string, log *commandLogSt
 		{Name: "mysql-statements", Type: mysqlStatementsToxicType, Stream: Upstream.stream(), Attributes: attrs},
 		{Name: "mysql-results", Type: mysqlResultsToxicType, Stream: Downstream.stream(), Attributes: attrs},
 	} {
-		body, err := spec.json()
-		if err == nil {
-			_, err = tp.Toxics.AddToxicJson(bytes.NewReader(body))
-		}
-		if err != nil {
+		if err := addToxic(tp, spec); err != nil {
 			mysqlLinkLogs.unregister(key)
-			return "", fmt.Errorf("add toxic %s: %w", spec.Name, err)
+			return "", err
 		}
 	}
 	return key, nil

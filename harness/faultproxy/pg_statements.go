@@ -1,8 +1,6 @@
 package faultproxy
 
 import (
-	"bytes"
-	"fmt"
 	"strings"
 	"sync"
 
@@ -147,13 +145,9 @@ func withStatements(specs []toxicSpec, key string) {
 func followStatements(tp *toxiproxy.Proxy) (string, error) {
 	key := pgStatementSets.register(newPGStatements())
 	spec := toxicSpec{Name: "postgres-statements", Type: pgStatementsToxicType, Stream: Upstream.stream(), Attributes: map[string]string{"fault": key}}
-	body, err := spec.json()
-	if err == nil {
-		_, err = tp.Toxics.AddToxicJson(bytes.NewReader(body))
-	}
-	if err != nil {
+	if err := addToxic(tp, spec); err != nil {
 		pgStatementSets.unregister(key)
-		return "", fmt.Errorf("add toxic %s: %w", spec.Name, err)
+		return "", err
 	}
 	return key, nil
 }

@@ -104,6 +104,18 @@ func (inst *installed) releaseState() {
 	}
 }
 
+// addToxic adds one toxic to tp, the error naming it.
+func addToxic(tp *toxiproxy.Proxy, spec toxicSpec) error {
+	body, err := spec.json()
+	if err == nil {
+		_, err = tp.Toxics.AddToxicJson(bytes.NewReader(body))
+	}
+	if err != nil {
+		return fmt.Errorf("add toxic %s: %w", spec.Name, err)
+	}
+	return nil
+}
+
 func (p *Proxy) addToxics(inst *installed, specs []toxicSpec) error {
 	for _, spec := range specs {
 		body, err := spec.json()

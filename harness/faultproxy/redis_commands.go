@@ -3,7 +3,6 @@ package faultproxy
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -135,13 +134,9 @@ func followCommands(tp *toxiproxy.Proxy, name string, log *commandLogState) (str
 		{Name: "redis-commands", Type: redisCommandsToxicType, Stream: Upstream.stream(), Attributes: attrs},
 		{Name: "redis-replies", Type: redisRepliesToxicType, Stream: Downstream.stream(), Attributes: attrs},
 	} {
-		body, err := spec.json()
-		if err == nil {
-			_, err = tp.Toxics.AddToxicJson(bytes.NewReader(body))
-		}
-		if err != nil {
+		if err := addToxic(tp, spec); err != nil {
 			redisLinkLogs.unregister(key)
-			return "", fmt.Errorf("add toxic %s: %w", spec.Name, err)
+			return "", err
 		}
 	}
 	return key, nil
