@@ -59,7 +59,11 @@
 //     blackholes its database link, SIGKILLs it, heals the link, restarts the
 //     slot. TrapCrashes arms the instance running longest (a restarted one
 //     may still be booting), re-arming until the planned count has landed
-//     or its budget has passed, and stops early when a try saw no job
+//     or its budget has passed, each re-arm on the next slot after the one
+//     that missed (an instance may lose every SKIP LOCKED race to one that
+//     polls just before it, for as long as their phases stay aligned; a try
+//     gives up early once 40 creations in a row were none of its
+//     instance's), and stops early when a try saw no job
 //     created after earlier tries saw some (the workload is over; before
 //     the first job, instances may still boot); it notes
 //     "window_traps_landed" = "k/N" in the run's params.

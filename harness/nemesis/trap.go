@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,20 +42,34 @@ func (n *Nemesis) CrashWindow(ctx context.Context, slot string, nth int, deadlin
 	if n.caps.CrashPoints {
 		return n.CrashAt(ctx, slot, "after-enqueue", nth, deadline)
 	}
-	_, err := n.trapWindow(ctx, slot, deadline)
+	_, err := n.trapWindow(ctx, slot, deadline, 0)
 	return err
 }
 
 // TrapCrashes lands count window-trap crashes, each on the instance running
 // longest (a restarted one may still be booting; so the kills go round the
-// slots), re-arming after each miss, until count have landed or
+// slots), re-arming after each miss on the next slot after the one that
+// missed (an instance can lose every claim race for many seconds: SKIP
+// LOCKED hands a batch to whichever instance polls first, and instances
+// restarted one poll interval apart poll in the same phase, one always
+// just behind), until count have landed or
 // budget has passed; each try waits up to perTry. It stops early when a try
 // saw no job created at all after earlier ones did (the workload is over). Every landed crash is a
 // "window-trap" fault, every miss a "window-trap-miss". It returns how many
 // landed. For black-box dispatchers; with crash points use CrashWindow.
 func (n *Nemesis) TrapCrashes(ctx context.Context, count int, perTry, budget time.Duration) (int, error) {
+	missed := ""
 	landed, err := rearm(ctx, count, budget, func(left time.Duration) (tryResult, error) {
-		return n.trapWindow(ctx, n.longestRunning(), min(perTry, left))
+		slot := n.longestRunning()
+		if missed != "" {
+			slot = n.nextAfter(missed)
+		}
+		t, err := n.trapWindow(ctx, slot, min(perTry, left), starvedSignals)
+		missed = ""
+		if !t.landed {
+			missed = slot
+		}
+		return t, err
 	})
 	if err != nil {
 		return landed, err
@@ -98,7 +113,15 @@ type tryResult struct {
 	signals int // creations seen while armed, by any instance
 }
 
-func (n *Nemesis) trapWindow(ctx context.Context, slot string, deadline time.Duration) (tryResult, error) {
+// starvedSignals is how many creations in a row, none of an event the armed
+// instance holds, make a TrapCrashes try give up before its deadline: the
+// instance is losing the claim races, and another slot is armed instead.
+const starvedSignals = 40
+
+// trapWindow arms slot for one window trap until deadline; with giveUpAfter
+// above 0 it gives up once that many creations in a row were none of the
+// instance's.
+func (n *Nemesis) trapWindow(ctx context.Context, slot string, deadline time.Duration, giveUpAfter int) (tryResult, error) {
 	if n.obs == nil {
 		return tryResult{}, fmt.Errorf("window trap %s: no Redis observer to signal job creations", slot)
 	}
@@ -112,6 +135,7 @@ func (n *Nemesis) trapWindow(ctx context.Context, slot string, deadline time.Dur
 	defer cancel()
 	hits := make(chan supervisor.Hit)
 	m := newMatcher(n, slot, a.sub)
+	m.giveUpAfter, m.giveUp = giveUpAfter, cancel
 	go m.run(tctx, hits)
 	undelayed := false
 	trap, err := n.sup.TrapWindow(tctx, slot, hits, func() (func() error, error) {
@@ -138,7 +162,7 @@ func (n *Nemesis) trapWindow(ctx context.Context, slot string, deadline time.Dur
 		}
 	}
 	if err != nil && !res.landed && ctx.Err() == nil {
-		n.recordMiss(FaultWindowTrapMiss, slot, a.instance, a.at, missReason(err, deadline), m)
+		n.recordMiss(FaultWindowTrapMiss, slot, a.instance, a.at, m.missReason(err, deadline), m)
 		err = nil // a miss: re-armed by the caller
 	}
 	if err != nil {
@@ -176,6 +200,14 @@ func (n *Nemesis) arm(slot string) (*arming, error) {
 // undelay lifts the reply delay.
 func (a *arming) undelay() error { return a.redis.Remove(a.delay) }
 
+// missReason says why a try ended without a hit.
+func (m *matcher) missReason(err error, deadline time.Duration) string {
+	if m.starved {
+		return fmt.Sprintf("the instance held none of the %d jobs created while armed (other instances won the claims): given up early", m.seen)
+	}
+	return missReason(err, deadline)
+}
+
 func missReason(err error, deadline time.Duration) string {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Sprintf("no job of an event the instance holds showed up within %s", deadline)
@@ -201,6 +233,11 @@ type matcher struct {
 	seen    int // signals read; written by run, read after wait
 	notHeld int
 	done    chan struct{}
+	// giveUpAfter, when above 0, is how many signals in a row not of the
+	// instance's events end the try: run calls giveUp and sets starved.
+	giveUpAfter int
+	giveUp      context.CancelFunc
+	starved     bool
 }
 
 func newMatcher(n *Nemesis, slot string, sub *observe.Subscription) *matcher {
@@ -245,6 +282,11 @@ func (m *matcher) run(ctx context.Context, hits chan<- supervisor.Hit) {
 			hit, ok := m.match(ctx, c)
 			if !ok {
 				m.notHeld++
+				if m.giveUpAfter > 0 && m.notHeld == m.seen && m.seen >= m.giveUpAfter {
+					m.starved = true
+					m.giveUp()
+					return
+				}
 				continue
 			}
 			select {
@@ -433,6 +475,19 @@ func (n *Nemesis) longestRunning() string {
 		}
 	}
 	return best
+}
+
+// nextAfter is the first slot after missed, in slot order and round again,
+// whose instance is alive (missed itself when no other is).
+func (n *Nemesis) nextAfter(missed string) string {
+	at := slices.Index(n.slots, missed)
+	for i := 1; i < len(n.slots); i++ {
+		slot := n.slots[(at+i)%len(n.slots)]
+		if p, ok := n.sup.Current(slot); ok && p.Alive() {
+			return slot
+		}
+	}
+	return missed
 }
 
 // slotOf is the slot of instance id: the supervisor names a slot's later

@@ -143,7 +143,7 @@ func TestWindowTrapFiresForEveryAddStyle(t *testing.T) {
 				time.Sleep(100 * time.Millisecond)
 				_ = r.add(ctx, tc.script, tc.bullID, `{"jobId":"job-a"}`)
 			}()
-			res, err := r.n.trapWindow(ctx, "d1", 10*time.Second)
+			res, err := r.n.trapWindow(ctx, "d1", 10*time.Second, 0)
 			require.NoError(t, err)
 			require.True(t, res.landed)
 			run := r.rec.Snapshot()
@@ -166,7 +166,7 @@ func TestWindowTrapRecordsAMiss(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 		_ = r.add(ctx, addNoStream, "job-b", `{"jobId":"job-b"}`)
 	}()
-	res, err := r.n.trapWindow(ctx, "d1", time.Second)
+	res, err := r.n.trapWindow(ctx, "d1", time.Second, 0)
 	require.NoError(t, err)
 	require.False(t, res.landed)
 	require.Equal(t, 1, res.signals)
@@ -175,6 +175,31 @@ func TestWindowTrapRecordsAMiss(t *testing.T) {
 	require.Equal(t, FaultWindowTrapMiss, f[0].Kind)
 	require.Equal(t, "1", f[0].Params["not_held"])
 	require.Contains(t, f[0].Params["reason"], "no job of an event the instance holds")
+}
+
+// A TrapCrashes try gives up once the armed instance held none of a run of
+// creations (it is losing the claim races): the job of its own event that
+// comes later is left alone, and the miss says why.
+func TestWindowTrapGivesUpOnAnInstanceThatClaimsNothing(t *testing.T) {
+	r := newTrapRig(t)
+	ctx := localtest.Context(t)
+	r.claim(t, "job-a", "job-b")
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		for _, id := range []string{"b1", "b2", "b3"} {
+			_ = r.add(ctx, addNoStream, id, `{"jobId":"job-b"}`)
+		}
+		time.Sleep(2 * time.Second)
+		_ = r.add(ctx, addNoStream, "a1", `{"jobId":"job-a"}`)
+	}()
+	res, err := r.n.trapWindow(ctx, "d1", 10*time.Second, 3)
+	require.NoError(t, err)
+	require.False(t, res.landed, "given up before the instance's own job")
+	require.Equal(t, 3, res.signals)
+	f := r.rec.Snapshot().Faults
+	require.Len(t, f, 1)
+	require.Equal(t, FaultWindowTrapMiss, f[0].Kind)
+	require.Contains(t, f[0].Params["reason"], "held none of the 3 jobs created while armed")
 }
 
 func TestPauseTrapStopsTheHolderPastItsLease(t *testing.T) {
