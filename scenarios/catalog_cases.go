@@ -206,6 +206,11 @@ func transientStates() runner.Scenario {
 func halfOpen() runner.Scenario {
 	s := base("half-open", "links that take every byte and never answer nor close, one instance's store link (from its add on, so its finalize is held) and another's Redis link at once, 3.5 s, twice: first the connections in use (a statement or command in flight is held), then new connections only (each handshake is held); lease recovery takes the stuck owners' claims over, and they are fenced out when they wake", 3, 900)
 	s.Rate = 100
+	// A held Redis link fails adds for the hold and the reconnect after it;
+	// a dispatcher that counts each as an attempt (default backoffs: 1.55 s
+	// at least for 6) must not run out of them: with 10 the backoffs alone
+	// are 5.5 s at least, longer than a hold and a reconnect.
+	s.Tuning.MaxAttempts = 10
 	s.Exercises = []string{"I1", "I5", "I8"}
 	hold := param(&s, "hold", 3500*time.Millisecond)
 	s.Landing = []history.Requirement{{Fault: history.LandHalfOpen, AtLeast: 1, Planned: 4}}
