@@ -43,8 +43,11 @@ type Config struct {
 	// says so and lands nothing.
 	Observer CreationSource
 	// Progress counts events in a final state and all events, for
-	// WaitProgress.
+	// WaitProgress. Planned is how many events the workload writes: with
+	// Progress, TrapCrashes tells when the workload is over (every planned
+	// event written and final: no job is left to create). 0: never over.
 	Progress func(ctx context.Context) (done, total int, err error)
+	Planned  int
 	Prefix   string   // the run's BullMQ key prefix
 	Queues   []string // the run's queue allowlist
 	// Sink is where the dispatcher publishes (history.Sink*: "" is
@@ -75,7 +78,7 @@ func New(c Config) (*Nemesis, error) {
 	return &Nemesis{
 		sup: c.Supervisor, links: c.Links, env: c.Env, rec: c.Recorder, draws: newDraws(c.Seed),
 		slots: append([]string(nil), c.Slots...), slotEnv: slotEnv, caps: c.Capabilities,
-		db: c.DB, obs: c.Observer, schema: c.Schema, progress: c.Progress,
+		db: c.DB, obs: c.Observer, schema: c.Schema, progress: c.Progress, planned: c.Planned,
 		prefix: c.Prefix, queues: append([]string(nil), c.Queues...), sink: c.Sink,
 		store: storeDep(c.Store), dialect: dialectOr(c.Dialect), history: c.History, writers: c.Writers,
 		storeRestart: c.StoreRestart,

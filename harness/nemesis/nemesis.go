@@ -33,6 +33,7 @@ type Nemesis struct {
 	obs      CreationSource // the traps' creation signal; nil: none
 	schema   schema.Mapping
 	progress func(ctx context.Context) (done, total int, err error)
+	planned  int    // events the workload writes (Config.Planned)
 	prefix   string // the BullMQ key prefix of the run
 	sink     string // where the dispatcher publishes (history.Sink*)
 	store    string // the outbox's database: "mysql" or "postgres"
@@ -403,6 +404,16 @@ func (n *Nemesis) WaitProgress(ctx context.Context, frac float64, d time.Duratio
 		}
 	}
 	return false, nil
+}
+
+// workloadOver says whether every planned event was written and is final:
+// no job is left to create. False when it cannot tell.
+func (n *Nemesis) workloadOver(ctx context.Context) bool {
+	if n.progress == nil || n.planned <= 0 {
+		return false
+	}
+	done, total, err := n.progress(ctx)
+	return err == nil && total >= n.planned && done >= total
 }
 
 func (n *Nemesis) start(ctx context.Context, slot string, env map[string]string) error {

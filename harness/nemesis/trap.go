@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
@@ -118,6 +119,10 @@ type tryResult struct {
 // instance is losing the claim races, and another slot is armed instead.
 const starvedSignals = 40
 
+// workloadPoll is how often a TrapCrashes try asks whether the workload is
+// over.
+const workloadPoll = 250 * time.Millisecond
+
 // trapWindow arms slot for one window trap until deadline; with giveUpAfter
 // above 0 it gives up once that many creations in a row were none of the
 // instance's.
@@ -137,6 +142,10 @@ func (n *Nemesis) trapWindow(ctx context.Context, slot string, deadline time.Dur
 	m := newMatcher(n, slot, a.sub)
 	m.giveUpAfter, m.giveUp = giveUpAfter, cancel
 	go m.run(tctx, hits)
+	if giveUpAfter > 0 {
+		watched := m.watchWorkload(tctx)
+		defer func() { <-watched }()
+	}
 	undelayed := false
 	trap, err := n.sup.TrapWindow(tctx, slot, hits, func() (func() error, error) {
 		id, err := link.Add(faultproxy.Blackhole{})
@@ -202,6 +211,9 @@ func (a *arming) undelay() error { return a.redis.Remove(a.delay) }
 
 // missReason says why a try ended without a hit.
 func (m *matcher) missReason(err error, deadline time.Duration) string {
+	if m.over.Load() {
+		return "the workload is over: every event is final, no job is left to create"
+	}
 	if m.starved {
 		return fmt.Sprintf("the instance held none of the %d jobs created while armed (other instances won the claims): given up early", m.seen)
 	}
@@ -238,6 +250,31 @@ type matcher struct {
 	giveUpAfter int
 	giveUp      context.CancelFunc
 	starved     bool
+	over        atomic.Bool // set by watchWorkload before it calls giveUp
+}
+
+// watchWorkload ends the try (giveUp) once the workload is over, and
+// closes the returned channel when it returns (ctx ended).
+func (m *matcher) watchWorkload(ctx context.Context) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(workloadPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if m.n.workloadOver(ctx) {
+					m.over.Store(true)
+					m.giveUp()
+					return
+				}
+			}
+		}
+	}()
+	return done
 }
 
 func newMatcher(n *Nemesis, slot string, sub *observe.Subscription) *matcher {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -200,6 +201,28 @@ func TestWindowTrapGivesUpOnAnInstanceThatClaimsNothing(t *testing.T) {
 	require.Len(t, f, 1)
 	require.Equal(t, FaultWindowTrapMiss, f[0].Kind)
 	require.Contains(t, f[0].Params["reason"], "held none of the 3 jobs created while armed")
+}
+
+// A TrapCrashes try ends once every planned event is final: no job is left
+// to create, and waiting out the try's deadline would only hold the run up.
+func TestWindowTrapEndsWhenTheWorkloadIsOver(t *testing.T) {
+	r := newTrapRig(t)
+	ctx := localtest.Context(t)
+	var final atomic.Int32
+	r.n.planned = 2
+	r.n.progress = func(context.Context) (int, int, error) { return int(final.Load()), 2, nil }
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		final.Store(2)
+	}()
+	res, err := r.n.trapWindow(ctx, "d1", time.Minute, starvedSignals)
+	require.NoError(t, err)
+	require.False(t, res.landed)
+	f := r.rec.Snapshot().Faults
+	require.Len(t, f, 1)
+	require.Equal(t, FaultWindowTrapMiss, f[0].Kind)
+	require.Contains(t, f[0].Params["reason"], "the workload is over")
+	require.Less(t, f[0].End.Sub(f[0].Start), time.Minute, "ended before its deadline")
 }
 
 func TestPauseTrapStopsTheHolderPastItsLease(t *testing.T) {

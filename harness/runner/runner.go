@@ -389,7 +389,7 @@ func (r *session) startInstances(ctx context.Context) error {
 		Supervisor: r.sup, Recorder: r.rec, Slots: slots(r.o.Scenario.Instances), SlotEnv: slotEnv,
 		Links: r.links, Env: r.o.Env, StoreRestart: storeRestartMissing(r.o.Env, r.dbs.store().Name() == store.NamePostgres) == "",
 		Capabilities: r.o.Adapter.Capabilities(), Seed: r.rng.Int63(),
-		DB: r.db, Schema: r.o.Adapter.Schema(), Observer: r.creations(), Progress: r.progress,
+		DB: r.db, Schema: r.o.Adapter.Schema(), Observer: r.creations(), Progress: r.progress, Planned: r.o.Scenario.Events,
 		Prefix: r.prefix, Queues: r.queues, Sink: OutboxModel(r.o.Adapter).Sink,
 		Store: r.dbs.store().Name(), Dialect: r.dbs.store().Dialect(),
 		History: r.dbs.store().HistoryTable(), Writers: r.dbs.slotWriters(),
