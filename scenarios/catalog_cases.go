@@ -156,14 +156,17 @@ func restartWhilePaused(ctx context.Context, n *nemesis.Nemesis, lease time.Dura
 // old primary, or one not yet promoted): every instance's write (claims,
 // finalizes) is answered with MySQL's 1290 (--read-only, super_read_only)
 // or PostgreSQL's 25006 (read_only_sql_transaction) by the sql-read-only
-// fault (the producer's link is not touched). Each state passes: no valid
+// fault (the producer's link is not touched); then, 1 s later, where the
+// store is the harness's own MySQL server, the server itself is read-only
+// for 2.5 s (SET GLOBAL read_only = ON: the slots' accounts are refused
+// with the real 1290, the harness's root writes on). Each state passes: no valid
 // event may end failed for it (I2). A dispatcher should spend no attempt
 // on the server's state (the reference gives such events back); one that
 // does is not failed for it here, as long as it does not run out of
 // attempts (MaxAttempts is raised to 10 so the states cannot exhaust a
 // backoff that grows).
 func transientStates() runner.Scenario {
-	s := base("transient-states", "Redis answers every write with READONLY (a failover), then LOADING (a restart), then OOM (maxmemory, noeviction), 1.5 s each; then the store answers every write with its read-only error (MySQL 1290, PostgreSQL 25006) for 2.5 s: transient server states, retried or waited out, never an event failed", 2, 1000)
+	s := base("transient-states", "Redis answers every write with READONLY (a failover), then LOADING (a restart), then OOM (maxmemory, noeviction), 1.5 s each; then the store answers every write with its read-only error (MySQL 1290, PostgreSQL 25006) for 2.5 s, and on the harness's own MySQL server the server itself is read-only for 2.5 s more (SET GLOBAL read_only): transient server states, retried or waited out, never an event failed", 2, 1000)
 	s.Rate = 100
 	s.Tuning.MaxAttempts = 10
 	s.Exercises = []string{"I2"}
@@ -182,7 +185,17 @@ func transientStates() runner.Scenario {
 				return err
 			}
 		}
-		return n.Network(ctx, "mysql", "", faultproxy.SQLReadOnly{}, readOnly)
+		if err := n.Network(ctx, "mysql", "", faultproxy.SQLReadOnly{}, readOnly); err != nil {
+			return err
+		}
+		if !n.CanSetStoreReadOnly() {
+			n.Note("server_read_only", "not run: the store is not the harness's own MySQL server with an account per slot")
+			return nil
+		}
+		if err := n.Sleep(ctx, time.Second); err != nil {
+			return err
+		}
+		return n.StoreReadOnly(ctx, readOnly)
 	})
 	return s
 }

@@ -165,7 +165,7 @@ func countLanded(ix *index, req history.Requirement) int {
 	case history.LandServerState:
 		return sumFaultParam(ix.run, func(k string) bool { return k == "redis-state" }, "answered")
 	case history.LandStoreReadOnly:
-		return sumFaultParam(ix.run, func(k string) bool { return k == "sql-read-only" }, "answered")
+		return sumFaultParam(ix.run, func(k string) bool { return k == "sql-read-only" }, "answered") + ix.serverReadOnlyRefusals()
 	case history.LandHalfOpen:
 		return ix.halfOpenTakeovers()
 	case history.LandFailureWrite:
@@ -652,6 +652,26 @@ func faultEnd(run history.Run, f history.Fault) time.Time {
 }
 
 // sumFaultParam adds up a count the harness recorded on its own faults.
+// serverReadOnlyRefusals counts the store statements the server itself
+// refused with 1290 (read_only) inside a store-read-only window, the span
+// in which the harness held the server read-only: the command log's failed
+// statements, as the proxy saw their replies.
+func (ix *index) serverReadOnlyRefusals() int {
+	n := 0
+	for _, c := range ix.run.Commands {
+		if c.Store == "" || c.Outcome != history.CommandError || !strings.HasPrefix(c.Reply, "1290 ") {
+			continue
+		}
+		for _, f := range ix.run.Faults {
+			if f.Kind == "store-read-only" && !c.Sent.Before(f.Start) && (f.End.IsZero() || !c.Sent.After(f.End)) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
 func sumFaultParam(run history.Run, kind func(string) bool, param string) int {
 	n := 0
 	for _, f := range run.Faults {

@@ -251,6 +251,28 @@ func TestLandingCountsStoreReadOnlyAnswers(t *testing.T) {
 	require.Equal(t, 7, l.Landed, "a store's read-only answers are not Redis's")
 }
 
+// store-read-only also counts the statements the server itself refused
+// with 1290 while the harness held it read-only (a store-read-only window):
+// not one refused outside the window, not another error, not Redis's.
+func TestLandingCountsTheServersOwnReadOnlyRefusals(t *testing.T) {
+	b := newBuilder("transient-states")
+	b.fault("store-read-only", "mysql", 100, 200)
+	stmt := func(at int, reply, store string) {
+		b.run.Commands = append(b.run.Commands, history.Command{Slot: "d1", Store: store, Name: "UPDATE", Write: true,
+			Sent: ms(at), Outcome: history.CommandError, Reply: reply, Replied: ms(at + 1)})
+	}
+	readOnly := "1290 The MariaDB server is running with the --read-only option so it cannot execute this statement"
+	stmt(120, readOnly, "mysql")
+	stmt(150, readOnly, "mysql")
+	stmt(90, readOnly, "mysql")                                       // before the window: not the harness's
+	stmt(160, "1213 Deadlock found when trying to get lock", "mysql") // not read-only
+	stmt(170, readOnly, "")                                           // a Redis command's reply
+	run := b.finish(300, 400, true)
+	l := require1(t, run, history.Requirement{Fault: history.LandStoreReadOnly, AtLeast: 2})
+	require.Equal(t, 2, l.Landed)
+	require.True(t, l.Met)
+}
+
 func TestLandingOutageFailuresAndStalls(t *testing.T) {
 	b := newBuilder("redis-outage").start(0, "d1")
 	b.fault("down", "redis", 1000, 2000)

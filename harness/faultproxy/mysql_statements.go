@@ -145,7 +145,7 @@ func (c *mysqlStmtConn) reply(payload []byte, at time.Time) {
 		c.record(p.cmd, OutcomeDropped, "", at)
 	case bytes.Contains(payload, []byte(sqlErrorPrefix)):
 		c.pending = nil
-		c.record(p.cmd, OutcomeError, "refused by a fault (sql-error: a lock conflict)", at)
+		c.record(p.cmd, OutcomeError, "refused by a fault (sql-error or sql-read-only)", at)
 	case payload[0] == mysqlErrHeader:
 		c.pending = nil
 		c.record(p.cmd, OutcomeError, mysqlErrText(payload), at)

@@ -64,6 +64,9 @@ type Config struct {
 	// locked_by, the traps tell who holds a claim by who wrote it.
 	History string
 	Writers map[string]string
+	// ReadOnly sets (true) or clears the store server's read_only, for
+	// StoreReadOnly; nil when the environment does not allow it.
+	ReadOnly func(ctx context.Context, on bool) error
 }
 
 // New returns the nemesis of one run, or what is missing from c.
@@ -81,7 +84,7 @@ func New(c Config) (*Nemesis, error) {
 		db: c.DB, obs: c.Observer, schema: c.Schema, progress: c.Progress, planned: c.Planned,
 		prefix: c.Prefix, queues: append([]string(nil), c.Queues...), sink: c.Sink,
 		store: storeDep(c.Store), dialect: dialectOr(c.Dialect), history: c.History, writers: c.Writers,
-		storeRestart: c.StoreRestart,
+		storeRestart: c.StoreRestart, readOnly: c.ReadOnly,
 	}, nil
 }
 

@@ -43,6 +43,7 @@ type Nemesis struct {
 	queues   []string          // the run's queue allowlist
 	// storeRestart: RestartServer may restart the store in place.
 	storeRestart bool
+	readOnly     func(ctx context.Context, on bool) error // Config.ReadOnly
 }
 
 // Store is the dependency the run's database links are named after, its

@@ -171,3 +171,30 @@ func dropUsers(admin *sql.DB, users map[string]slotUser) {
 func quoteText(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
+
+// readOnly is the nemesis's StoreReadOnly switch: SET GLOBAL read_only on
+// the harness's own server, which binds the slots' accounts (not the
+// harness's root, so the workload and the consumer write on). nil unless
+// the server is the local environment's and every slot has its account; a
+// closer clears read_only whatever ends the run.
+func (d *mysqlDatabase) readOnly(closers *[]func() error) func(ctx context.Context, on bool) error {
+	if d.env.MySQL() == nil || len(d.users) == 0 {
+		return nil
+	}
+	set := func(ctx context.Context, on bool) error {
+		v := "OFF"
+		if on {
+			v = "ON"
+		}
+		if _, err := d.admin.ExecContext(ctx, "SET GLOBAL read_only = "+v); err != nil {
+			return fmt.Errorf("SET GLOBAL read_only = %s: %w", v, err)
+		}
+		return nil
+	}
+	*closers = append(*closers, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return set(ctx, false)
+	})
+	return set
+}

@@ -147,6 +147,16 @@ func Missing(s Scenario, a supervisor.Adapter, e env.Env) string {
 	return ""
 }
 
+// readOnlySwitch is the store's read_only switch for the nemesis, nil when
+// the store is not the harness's own MySQL server with slot accounts.
+func (r *session) readOnlySwitch() func(ctx context.Context, on bool) error {
+	md, ok := r.dbs.(*mysqlDatabase)
+	if !ok {
+		return nil
+	}
+	return md.readOnly(&r.closers)
+}
+
 // storeRestartMissing says why the environment cannot SIGKILL the store's
 // server and restart it in place with its data, or "" when it can.
 func storeRestartMissing(e env.Env, pg bool) string {
@@ -392,7 +402,7 @@ func (r *session) startInstances(ctx context.Context) error {
 		DB: r.db, Schema: r.o.Adapter.Schema(), Observer: r.creations(), Progress: r.progress, Planned: r.o.Scenario.Events,
 		Prefix: r.prefix, Queues: r.queues, Sink: OutboxModel(r.o.Adapter).Sink,
 		Store: r.dbs.store().Name(), Dialect: r.dbs.store().Dialect(),
-		History: r.dbs.store().HistoryTable(), Writers: r.dbs.slotWriters(),
+		History: r.dbs.store().HistoryTable(), Writers: r.dbs.slotWriters(), ReadOnly: r.readOnlySwitch(),
 	})
 	if err != nil {
 		return err
