@@ -151,24 +151,30 @@ func restartWhilePaused(ctx context.Context, n *nemesis.Nemesis, lease time.Dura
 // noeviction (OOM), each answering every write (the adds) with the
 // server's own error reply (jobrunr/jobrunr #1264, immich-app/immich
 // #17600, OptimalBits/bull #416, redis/go-redis #1131, redis/ioredis
-// #1015). Then, 1 s later, still inside the load (1000 events at 100/s),
-// the store is read-only for 2.5 s (a failover's
-// old primary, or one not yet promoted): every instance's write (claims,
-// finalizes) is answered with MySQL's 1290 (--read-only, super_read_only)
-// or PostgreSQL's 25006 (read_only_sql_transaction) by the sql-read-only
-// fault (the producer's link is not touched); then, 1 s later, where the
-// store is the harness's own MySQL server, the server itself is read-only
-// for 2.5 s (SET GLOBAL read_only = ON: the slots' accounts are refused
-// with the real 1290, the harness's root writes on). Each state passes: no valid
-// event may end failed for it (I2). A dispatcher should spend no attempt
-// on the server's state (the reference gives such events back); one that
-// does is not failed for it here, as long as it does not run out of
-// attempts (MaxAttempts is raised to 10 so the states cannot exhaust a
-// backoff that grows).
+// #1015). Then, still inside the load (1400 events at 100/s), the store is
+// read-only for 2.5 s twice (a failover's old primary, or one not yet
+// promoted). First, where the store is the harness's own MySQL server, the
+// server itself: SET GLOBAL read_only = ON the moment Redis shows the add
+// of an event an instance holds, so that its finalize is refused (the
+// slots' accounts get the real 1290; the harness's root writes on). Then,
+// 1 s later, on every store, the sql-read-only fault answers every
+// instance's write (claims, finalizes) with MySQL's 1290 (--read-only,
+// super_read_only) or PostgreSQL's 25006 (read_only_sql_transaction); the
+// producer's link is not touched. Each state passes: no valid event may
+// end failed for it (I2). A dispatcher should spend no attempt on the
+// server's state (the reference gives such events back); one that does is
+// not failed for it here, as long as it does not run out of attempts
+// (MaxAttempts is raised to 10 so the states cannot exhaust a backoff that
+// grows).
 func transientStates() runner.Scenario {
-	s := base("transient-states", "Redis answers every write with READONLY (a failover), then LOADING (a restart), then OOM (maxmemory, noeviction), 1.5 s each; then the store answers every write with its read-only error (MySQL 1290, PostgreSQL 25006) for 2.5 s, and on the harness's own MySQL server the server itself is read-only for 2.5 s more (SET GLOBAL read_only): transient server states, retried or waited out, never an event failed", 2, 1000)
+	s := base("transient-states", "Redis answers every write with READONLY (a failover), then LOADING (a restart), then OOM (maxmemory, noeviction), 1.5 s each; then, on the harness's own MySQL server, the server itself is read-only for 2.5 s from an instance's add on (SET GLOBAL read_only: its finalize is refused); then the store answers every write with its read-only error (MySQL 1290, PostgreSQL 25006) for 2.5 s: transient server states, retried or waited out, never an event failed", 2, 1400)
 	s.Rate = 100
 	s.Tuning.MaxAttempts = 10
+	// A lease longer than a read-only phase: a claim whose finalize the
+	// server refused is still its owner's when the phase ends, so what the
+	// owner does next (give it back, or take the refusal for a verdict and
+	// fail it) is its own, not lease recovery's.
+	s.Tuning.Lease = history.Duration(4 * time.Second)
 	s.Exercises = []string{"I2"}
 	s.Landing = []history.Requirement{
 		{Fault: history.LandServerState, AtLeast: 5},
@@ -185,19 +191,31 @@ func transientStates() runner.Scenario {
 				return err
 			}
 		}
-		if err := n.Network(ctx, "mysql", "", faultproxy.SQLReadOnly{}, readOnly); err != nil {
+		if err := serverReadOnly(ctx, n, readOnly); err != nil {
 			return err
 		}
-		if !n.CanSetStoreReadOnly() {
-			n.Note("server_read_only", "not run: the store is not the harness's own MySQL server with an account per slot")
-			return nil
-		}
-		if err := n.Sleep(ctx, time.Second); err != nil {
-			return err
-		}
-		return n.StoreReadOnly(ctx, readOnly)
+		return n.Network(ctx, "mysql", "", faultproxy.SQLReadOnly{}, readOnly)
 	})
 	return s
+}
+
+// serverReadOnly is transient-states' real read-only phase, where the
+// environment allows it, then a second's pause; elsewhere a note says why
+// it did not run.
+func serverReadOnly(ctx context.Context, n *nemesis.Nemesis, d time.Duration) error {
+	if !n.CanSetStoreReadOnly() {
+		n.Note("server_read_only", "not run: the store is not the harness's own MySQL server with an account per slot")
+		return nil
+	}
+	set, err := n.StoreReadOnlyAtFinalize(ctx, d, 3*time.Second)
+	if err != nil {
+		return err
+	}
+	if !set {
+		n.Note("server_read_only", "not run: no instance's add showed up within 3 s")
+		return nil
+	}
+	return n.Sleep(ctx, time.Second)
 }
 
 // halfOpen holds links half-open: they take every byte and answer nothing,

@@ -39,6 +39,7 @@ type Dispatcher struct {
 	cursor      int64                  // loop-local: the highest id claimed (read only by cursor-claim)
 	registry    bool                   // loop-local: outbox_owners was created (memory-owner-registry, -recovery)
 	errWidth    dispatchkit.ErrorWidth // last_error's width in characters, once read
+	failLater   []refusedBatch         // loop-local: batches read-only-as-permanent will fail
 }
 
 // Option supplies a dependency instead of the one built from Config.

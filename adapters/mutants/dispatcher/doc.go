@@ -126,6 +126,9 @@
 //	                               the column, not made valid UTF-8), and a failure write
 //	                               the server refuses goes back to pending as a transient
 //	                               failure, with no bound: retried for ever
+//	read-only-as-permanent         finalize: the store's read-only refusal (1290, 1836) is
+//	                               a verdict on the batch: once the store takes writes again
+//	                               its events are written failed, valid ones included
 //
 // # Modes (OUTBOXCHAOS_MODE)
 //

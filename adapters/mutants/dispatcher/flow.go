@@ -86,6 +86,11 @@ type flow struct {
 	// write goes back to pending as a transient failure (true:
 	// unfitted-failure); the base fits the text to the column.
 	unfitted bool
+	// readOnlyFails: a finalize the store refused with its read-only error
+	// (1290, 1836) is a verdict on the batch, whose events are written
+	// failed once the store takes writes again (true:
+	// read-only-as-permanent); the base leaves them to recovery.
+	readOnlyFails bool
 
 	// Comparison modes; zero values mean the contract's configuration.
 	tickLock     bool          // take the Redis dispatch lock for each tick, one batch per tick
@@ -132,6 +137,7 @@ var bugs = []deviation{
 	{names.BugNoTimeoutsUnfenced, func(f *flow) { f.untimed = true }},
 	{names.BugLocalZoneTimes, func(f *flow) { f.localTimes = true }},
 	{names.BugUnfittedFailure, func(f *flow) { f.unfitted = true }},
+	{names.BugReadOnlyAsPermanent, func(f *flow) { f.readOnlyFails = true }},
 }
 
 // modes lists the comparison designs.

@@ -40,6 +40,7 @@ func (d *Dispatcher) Poll(ctx context.Context) (int, error) {
 		}
 		defer d.lock.release(ctx, d.log)
 	}
+	d.failRefused(ctx) // read-only-as-permanent
 	d.maybeRecover(ctx)
 	b, err := d.claim(ctx)
 	if err != nil || len(b.events) == 0 {
@@ -66,6 +67,9 @@ func (d *Dispatcher) process(ctx context.Context, b *batch) error {
 	}
 	if err != nil && d.flow.sqlErrorFails && sqlErrorReply(err) {
 		return errors.Join(err, d.failBatch(ctx, b, err)) // sql-error-permanent
+	}
+	if err != nil && d.flow.readOnlyFails && readOnlyReply(err) {
+		d.failLater = append(d.failLater, refusedBatch{batch: b, cause: err}) // read-only-as-permanent
 	}
 	return err
 }

@@ -39,3 +39,31 @@ func (d *Dispatcher) failBatch(ctx context.Context, b *batch, cause error) error
 	d.log.Warn("batch failed for an SQL error", "batch", len(b.events), "error", cause.Error())
 	return nil
 }
+
+// readOnlyReply tells whether the store refused with its read-only error:
+// 1290 (--read-only, super_read_only) or 1836 (a read-only transaction).
+func readOnlyReply(err error) bool {
+	var my *mysql.MySQLError
+	return errors.As(err, &my) && (my.Number == 1290 || my.Number == 1836)
+}
+
+// refusedBatch is a batch whose finalize the store refused read-only.
+type refusedBatch struct {
+	batch *batch
+	cause error
+}
+
+// failRefused is read-only-as-permanent: the store's read-only refusal is
+// taken for a verdict on the batch, so each batch it refused is written
+// failed ("finalize: <error>", fenced by its token) as soon as the store
+// takes writes again; one it still refuses waits for the next poll. A
+// failover's passing state kills valid events.
+func (d *Dispatcher) failRefused(ctx context.Context) {
+	var keep []refusedBatch
+	for _, r := range d.failLater {
+		if err := d.failBatch(ctx, r.batch, r.cause); err != nil && readOnlyReply(err) && ctx.Err() == nil {
+			keep = append(keep, r)
+		}
+	}
+	d.failLater = keep
+}

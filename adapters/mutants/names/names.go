@@ -40,6 +40,7 @@ const (
 	BugNoTimeoutsUnfenced          = "no-timeouts-unfenced"
 	BugLocalZoneTimes              = "local-zone-times"
 	BugUnfittedFailure             = "unfitted-failure"
+	BugReadOnlyAsPermanent         = "read-only-as-permanent"
 )
 
 // Mode names: the values of OUTBOXCHAOS_MODE. A mode is a correct but slow
