@@ -99,9 +99,9 @@
 //
 // Failed finalize: the slot's last command naming the job was answered,
 // and then a write statement of the slot (UPDATE, INSERT, DELETE,
-// REPLACE, COMMIT) failed on its MySQL link (records with Store set: an
-// error packet, the server's or a fault's; a reply dropped; none before
-// the connection ended), sent after that command and within the hold's
+// REPLACE, COMMIT) failed on its store link, MySQL or PostgreSQL (records
+// with Store set: an error reply, the server's or a fault's; a reply
+// dropped; none before the connection ended), sent after that command and within the hold's
 // window, its outcome by the return; the owner ran throughout. The
 // owner's write that followed the add did not land: a transient failure,
 // and I6 applies, with the same exception for an attempt taken back. The
@@ -115,10 +115,10 @@
 // which keeps a return in doubt, never a release. A command the client
 // gave up on before sending it (a pool or dial timeout under a delay,
 // the handshake's replies read as answered) leaves no record: its
-// return reads as a release, as the event never reached Redis. A failed
-// finalize is seen on MySQL only: PostgreSQL's statements are not in the
-// log, so one there keeps the doubt (the add was answered), never a
-// release. Rule 4 decides before the log: with no fault in effect a
+// return reads as a release, as the event never reached Redis. A COMMIT
+// whose reply lost-reply-postgres-commit dropped is not in the log (its
+// reader sits on the server's side of the fault), so that return keeps
+// the doubt (the add was answered), never a release. Rule 4 decides before the log: with no fault in effect a
 // return is a release even after a failed statement.
 //
 // A declaration only settles what rule 5 leaves in doubt; it never turns a

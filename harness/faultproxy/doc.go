@@ -308,6 +308,26 @@
 // COM_STMT_SEND_LONG_DATA get no reply and are not in flight. A connection
 // that asks for TLS or compression is not read.
 //
+// # PostgreSQL: failed statements
+//
+// Every link whose dependency is "postgres" carries the same kind of pair
+// (pg_failures.go), after the statement learner. The statement reader
+// (upstream) queues what the connection awaits a reply to, in order: a
+// simple Query (named by its SQL's first word), an Execute (named by the
+// verb of the statement its portal was bound to: parsed on the connection,
+// or known to the link from an earlier connection) and a Sync. The reply
+// reader (downstream) settles them by the server's messages: a
+// CommandComplete, an empty-query answer or a suspension ends an Execute;
+// a ReadyForQuery ends a Query or a Sync (and what came before it); an
+// ErrorResponse fails the Execute or Query in front (its SQLSTATE and
+// message kept, or "refused by a fault" when it names the sql-error or
+// sql-read-only token of the stand-in the fault sent in the statement's
+// place), and the Executes after it up to the Sync, which the server
+// skips, are dropped unrecorded. Only failures are recorded, error or
+// closed (the connection ended first). A COMMIT reply that
+// lost-reply-postgres-commit drops is not recorded as dropped: the reader
+// sits on the server's side of the fault and sees the reply go by.
+//
 // # MySQL and PostgreSQL: read-only (sql-read-only)
 //
 // A server in read-only mode during a failover: every write of the client

@@ -37,6 +37,9 @@ const (
 	pgErrorResponse   = 'E' // backend: fields
 	pgNoticeResponse  = 'N' // backend: fields
 	pgReadyForQuery   = 'Z' // backend: transaction status I, T or E
+	pgSyncType        = 'S' // frontend: the end of an extended-protocol batch
+	pgEmptyQuery      = 'I' // backend: an empty query's completion
+	pgPortalSuspended = 's' // backend: an Execute stopped at its row limit
 )
 
 // frontendTypes and backendTypes are the message types each side sends;

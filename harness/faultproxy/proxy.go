@@ -290,6 +290,7 @@ func (p *Proxy) close() error {
 	pgStatementSets.unregister(p.statements)
 	redisLinkLogs.unregister(p.commands)
 	mysqlLinkLogs.unregister(p.commands)
+	pgLinkLogs.unregister(p.commands)
 	return err
 }
 

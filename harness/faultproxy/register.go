@@ -34,6 +34,8 @@ func init() {
 	toxics.Register(redisRepliesToxicType, new(filterToxic[redisLinkLog, redisRepliesKind]))
 	toxics.Register(mysqlStatementsToxicType, new(filterToxic[mysqlLinkLog, mysqlStatementsKind]))
 	toxics.Register(mysqlResultsToxicType, new(filterToxic[mysqlLinkLog, mysqlResultsKind]))
+	toxics.Register(pgFailuresToxicType, new(filterToxic[pgLinkLog, pgFailuresKind]))
+	toxics.Register(pgRepliesToxicType, new(filterToxic[pgLinkLog, pgRepliesKind]))
 }
 
 // Compile-time checks of the optional toxic capabilities toxiproxy looks

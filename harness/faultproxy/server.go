@@ -90,11 +90,19 @@ func (s *Server) Link(name, upstream string) (*Proxy, error) {
 			return nil, fmt.Errorf("link %s: %w", name, err)
 		}
 		commands = key
+	case isPostgresLink(name):
+		key, err := followPGFailures(tp, name, statements, &s.commands)
+		if err != nil {
+			pgStatementSets.unregister(statements)
+			return nil, fmt.Errorf("link %s: %w", name, err)
+		}
+		commands = key
 	}
 	if err := tp.Start(); err != nil {
 		pgStatementSets.unregister(statements)
 		redisLinkLogs.unregister(commands)
 		mysqlLinkLogs.unregister(commands)
+		pgLinkLogs.unregister(commands)
 		return nil, fmt.Errorf("link %s: listen on 127.0.0.1: %w", name, err)
 	}
 	p := &Proxy{srv: s, name: name, upstream: upstream, addr: tp.Listen, tp: tp, faults: map[string]*installed{}, statements: statements, commands: commands}

@@ -27,24 +27,40 @@ func (n *Nemesis) NetworkAtFinalize(ctx context.Context, slot string, f faultpro
 		return false, fmt.Errorf("network trap %s: no Redis observer to signal job creations", slot)
 	}
 	var finish func()
-	_, err := rearm(ctx, 1, deadline, func(left time.Duration) (tryResult, error) {
-		hit, _, m, err := n.armForHit(ctx, slot, left, FaultNetworkTrapMiss, func() string {
-			fin, err := n.addNetwork(n.store, slot, f, d)
-			if err != nil {
-				return "the fault could not be added: " + err.Error()
-			}
-			finish = fin
-			return ""
-		})
+	set, err := n.springAtFinalize(ctx, func() string { return slot }, deadline, deadline, func(string) string {
+		fin, err := n.addNetwork(n.store, slot, f, d)
 		if err != nil {
-			return tryResult{}, err
+			return "the fault could not be added: " + err.Error()
 		}
-		return tryResult{landed: hit.Job != "" && finish != nil, signals: m.seen}, nil
+		finish = fin
+		return ""
 	})
-	if finish == nil {
+	if !set {
 		return false, err
 	}
 	sleepErr := n.Sleep(ctx, d)
 	finish()
 	return true, errors.Join(err, sleepErr)
+}
+
+// springAtFinalize arms a slot (next names it, for each try of up to
+// tryFor) as the pause trap is, and at a hit calls spring with that slot,
+// which says why it could not act ("" when it did); it re-arms until spring
+// acted or deadline passed, and reports whether it did. Each try without a
+// hit, or whose spring failed, is a "network-trap-miss".
+func (n *Nemesis) springAtFinalize(ctx context.Context, next func() string, tryFor, deadline time.Duration, spring func(slot string) string) (bool, error) {
+	sprung := false
+	_, err := rearm(ctx, 1, deadline, func(left time.Duration) (tryResult, error) {
+		slot := next()
+		hit, _, m, err := n.armForHit(ctx, slot, min(tryFor, left), FaultNetworkTrapMiss, func() string {
+			why := spring(slot)
+			sprung = why == ""
+			return why
+		})
+		if err != nil {
+			return tryResult{}, err
+		}
+		return tryResult{landed: hit.Job != "" && sprung, signals: m.seen}, nil
+	})
+	return sprung, err
 }

@@ -48,25 +48,21 @@ func (n *Nemesis) StoreReadOnlyAtFinalize(ctx context.Context, d, deadline time.
 	}
 	var finish func() error
 	slot := ""
-	_, err := rearm(ctx, 1, deadline, func(left time.Duration) (tryResult, error) {
-		slot = n.nextAfter(slot)
-		if slot == "" {
+	next := func() string {
+		if slot = n.nextAfter(slot); slot == "" {
 			slot = n.slots[0]
 		}
-		hit, _, m, err := n.armForHit(ctx, slot, min(readOnlyTry, left), FaultNetworkTrapMiss, func() string {
-			fin, err := n.readOnlyOn(ctx, d, slot)
-			if err != nil {
-				return "read_only could not be set: " + err.Error()
-			}
-			finish = fin
-			return ""
-		})
+		return slot
+	}
+	set, err := n.springAtFinalize(ctx, next, readOnlyTry, deadline, func(at string) string {
+		fin, err := n.readOnlyOn(ctx, d, at)
 		if err != nil {
-			return tryResult{}, err
+			return "read_only could not be set: " + err.Error()
 		}
-		return tryResult{landed: hit.Job != "" && finish != nil, signals: m.seen}, nil
+		finish = fin
+		return ""
 	})
-	if finish == nil {
+	if !set {
 		return false, err
 	}
 	return true, errors.Join(err, n.Sleep(ctx, d), finish())

@@ -1,0 +1,101 @@
+package faultproxy
+
+import (
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
+)
+
+// A PostgreSQL link's log records each statement that failed, the server's
+// own error or a fault's refusal, in both protocols, and nothing that ran.
+func TestPostgresLinkLogRecordsFailedStatements(t *testing.T) {
+	for _, m := range pgModes {
+		t.Run(m.name, func(t *testing.T) {
+			ctx := localtest.Context(t)
+			direct, dbURL := localtest.Postgres(t)
+			for _, stmt := range counterTable {
+				_, err := direct.ExecContext(ctx, stmt)
+				require.NoError(t, err, stmt)
+			}
+			s := newServer(t, 3)
+			sink := &commandSink{}
+			require.NoError(t, s.RecordCommands(CommandLog{Needle: "j-run-", Record: sink.record}))
+			u, err := url.Parse(dbURL)
+			require.NoError(t, err)
+			p, err := s.Link("postgres/d1", u.Host)
+			require.NoError(t, err)
+			u.Host = p.Addr()
+			db := pgVia(t, withParam(t, u.String(), "default_query_exec_mode", m.mode))
+
+			start := time.Now().UTC()
+			_, err = db.ExecContext(ctx, "UPDATE t SET v = v + 1 WHERE id = $1", 1)
+			require.NoError(t, err, "a statement that runs is not recorded")
+			_, err = db.ExecContext(ctx, "INSERT INTO t VALUES ($1, 0)", 1)
+			require.Equal(t, "23505", pgError(t, err).Code, "the server's own error: a duplicate key")
+			id := added(t, p, SQLError{}.OnStore(StorePostgres))
+			_, err = db.ExecContext(ctx, "UPDATE t SET v = v + 1 WHERE id = $1", 1)
+			pgError(t, err)
+			require.NoError(t, p.Remove(id))
+			tx, err := db.BeginTx(ctx, nil)
+			require.NoError(t, err)
+			_, err = tx.ExecContext(ctx, "UPDATE t SET v = v + 1 WHERE id = $1", 1)
+			require.NoError(t, err)
+			require.NoError(t, tx.Commit(), "a COMMIT that lands is not recorded")
+
+			sink.wait(t, 2)
+			time.Sleep(200 * time.Millisecond) // a third record would have come by now
+			got := sink.wait(t, 2)
+			require.Len(t, got, 2, "only the two failed statements: %+v", got)
+			require.Equal(t, []string{"INSERT", "UPDATE"}, []string{got[0].Name, got[1].Name})
+			require.Contains(t, got[0].Reply, "23505 duplicate key value")
+			require.Equal(t, "refused by a fault (sql-error or sql-read-only)", got[1].Reply)
+			for _, c := range got {
+				require.Equal(t, "postgres/d1", c.Link)
+				require.Equal(t, OutcomeError, c.Outcome)
+				require.True(t, c.Write, "%s writes", c.Name)
+				require.False(t, c.Sent.Before(start))
+				require.False(t, c.Replied.Before(c.Sent))
+			}
+			var v int
+			require.NoError(t, direct.QueryRowContext(ctx, "SELECT v FROM t WHERE id = 1").Scan(&v))
+			require.Equal(t, 2, v)
+		})
+	}
+}
+
+// A statement whose connection ends before its reply is recorded closed.
+func TestPostgresLinkLogRecordsAStatementWhoseConnectionEnds(t *testing.T) {
+	ctx := localtest.Context(t)
+	direct, dbURL := localtest.Postgres(t)
+	for _, stmt := range counterTable {
+		_, err := direct.ExecContext(ctx, stmt)
+		require.NoError(t, err, stmt)
+	}
+	s := newServer(t, 4)
+	sink := &commandSink{}
+	require.NoError(t, s.RecordCommands(CommandLog{Needle: "j-run-", Record: sink.record}))
+	u, err := url.Parse(dbURL)
+	require.NoError(t, err)
+	p, err := s.Link("postgres/d2", u.Host)
+	require.NoError(t, err)
+	u.Host = p.Addr()
+	db := pgVia(t, u.String())
+	require.NoError(t, db.PingContext(ctx))
+	done := make(chan error, 1)
+	go func() {
+		_, err := db.ExecContext(ctx, "UPDATE t SET v = v + 1 FROM pg_sleep(3) WHERE id = 1")
+		done <- err
+	}()
+	time.Sleep(500 * time.Millisecond)
+	added(t, p, Down{})
+	require.Error(t, <-done, "the link went down before the reply")
+	got := sink.wait(t, 1)
+	require.Len(t, got, 1)
+	require.Equal(t, "postgres/d2", got[0].Link)
+	require.Equal(t, "UPDATE", got[0].Name)
+	require.Equal(t, OutcomeClosed, got[0].Outcome)
+}
