@@ -99,3 +99,44 @@ func TestPostgresLinkLogRecordsAStatementWhoseConnectionEnds(t *testing.T) {
 	require.Equal(t, "UPDATE", got[0].Name)
 	require.Equal(t, OutcomeClosed, got[0].Outcome)
 }
+
+// The reply reader's model of a pipelined connection: an error fails the
+// Execute in front and drops the Executes the server skips up to the Sync;
+// a simple Query of several statements is recorded once, at its error,
+// and ends at its ReadyForQuery; what was awaited when the connection
+// ends is recorded closed.
+func TestPostgresReplyModel(t *testing.T) {
+	sink := &commandSink{}
+	state := &commandLogState{}
+	state.log.Store(&CommandLog{Needle: "x", Record: sink.record})
+	c := &pgStmtConn{link: &pgLinkLog{link: "postgres/d1", log: state}}
+	exec := func(name string) pgUnit { return pgUnit{cmd: Command{Link: "postgres/d1", Name: name}} }
+	at := time.Now().UTC()
+	errBody := []byte("SERROR\x00C40P01\x00Mdeadlock detected\x00\x00")
+
+	c.push(exec("UPDATE"))
+	c.push(exec("DELETE"))
+	c.push(pgUnit{sync: true})
+	c.push(exec("INSERT"))
+	c.push(pgUnit{sync: true})
+	c.reply(pgErrorResponse, errBody, at) // UPDATE fails; DELETE is skipped
+	c.reply(pgReadyForQuery, []byte("E"), at)
+	c.reply(pgCommandComplete, []byte("INSERT 0 1\x00"), at)
+	c.reply(pgReadyForQuery, []byte("I"), at)
+	require.Empty(t, c.units)
+
+	c.push(pgUnit{cmd: Command{Link: "postgres/d1", Name: "BEGIN"}, query: true})
+	c.reply(pgCommandComplete, []byte("BEGIN\x00"), at)
+	c.reply(pgErrorResponse, errBody, at)
+	c.reply(pgReadyForQuery, []byte("E"), at)
+	require.Empty(t, c.units)
+
+	c.push(exec("COMMIT"))
+	c.end(at)
+
+	got := sink.cmds
+	require.Len(t, got, 3, "%+v", got)
+	require.Equal(t, []string{"UPDATE", "BEGIN", "COMMIT"}, []string{got[0].Name, got[1].Name, got[2].Name})
+	require.Equal(t, "40P01 deadlock detected", got[0].Reply)
+	require.Equal(t, []string{OutcomeError, OutcomeError, OutcomeClosed}, []string{got[0].Outcome, got[1].Outcome, got[2].Outcome})
+}
