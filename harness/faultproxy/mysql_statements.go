@@ -48,17 +48,7 @@ var mysqlLinkLogs = &registry[mysqlLinkLog]{prefix: "mysql-statements-"}
 // fault's marker too). It returns the registry key.
 func followStatementFailures(tp *toxiproxy.Proxy, name string, log *commandLogState) (string, error) {
 	key := mysqlLinkLogs.register(&mysqlLinkLog{link: name, log: log})
-	attrs := map[string]string{"fault": key}
-	for _, spec := range []toxicSpec{
-		{Name: "mysql-statements", Type: mysqlStatementsToxicType, Stream: Upstream.stream(), Attributes: attrs},
-		{Name: "mysql-results", Type: mysqlResultsToxicType, Stream: Downstream.stream(), Attributes: attrs},
-	} {
-		if err := addToxic(tp, spec); err != nil {
-			mysqlLinkLogs.unregister(key)
-			return "", err
-		}
-	}
-	return key, nil
+	return addLogPair(tp, mysqlLinkLogs, key, logToxic{"mysql-statements", mysqlStatementsToxicType}, logToxic{"mysql-results", mysqlResultsToxicType})
 }
 
 // mysqlStatementsKind is the upstream half of a MySQL link's log.

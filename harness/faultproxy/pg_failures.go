@@ -36,17 +36,7 @@ var pgLinkLogs = &registry[pgLinkLog]{prefix: "pg-failures-"}
 // statements. It returns the registry key.
 func followPGFailures(tp *toxiproxy.Proxy, name, known string, log *commandLogState) (string, error) {
 	key := pgLinkLogs.register(&pgLinkLog{link: name, log: log, known: pgStatementSets.lookup(known)})
-	attrs := map[string]string{"fault": key}
-	for _, spec := range []toxicSpec{
-		{Name: "postgres-failures", Type: pgFailuresToxicType, Stream: Upstream.stream(), Attributes: attrs},
-		{Name: "postgres-replies", Type: pgRepliesToxicType, Stream: Downstream.stream(), Attributes: attrs},
-	} {
-		if err := addToxic(tp, spec); err != nil {
-			pgLinkLogs.unregister(key)
-			return "", err
-		}
-	}
-	return key, nil
+	return addLogPair(tp, pgLinkLogs, key, logToxic{"postgres-failures", pgFailuresToxicType}, logToxic{"postgres-replies", pgRepliesToxicType})
 }
 
 // pgFailuresKind is the upstream half of a PostgreSQL link's log.

@@ -129,13 +129,23 @@ var redisLinkLogs = &registry[redisLinkLog]{prefix: "redis-commands-"}
 // direction's chain); it returns the registry key.
 func followCommands(tp *toxiproxy.Proxy, name string, log *commandLogState) (string, error) {
 	key := redisLinkLogs.register(&redisLinkLog{link: name, log: log})
+	return addLogPair(tp, redisLinkLogs, key, logToxic{"redis-commands", redisCommandsToxicType}, logToxic{"redis-replies", redisRepliesToxicType})
+}
+
+// logToxic names one toxic of a link log's pair: its name and its type.
+type logToxic struct{ name, typ string }
+
+// addLogPair adds a link log's two toxics, up (upstream) then down
+// (downstream), both bound to the log registered in reg under key; when
+// either cannot be added it unregisters key. It returns key.
+func addLogPair[S any](tp *toxiproxy.Proxy, reg *registry[S], key string, up, down logToxic) (string, error) {
 	attrs := map[string]string{"fault": key}
 	for _, spec := range []toxicSpec{
-		{Name: "redis-commands", Type: redisCommandsToxicType, Stream: Upstream.stream(), Attributes: attrs},
-		{Name: "redis-replies", Type: redisRepliesToxicType, Stream: Downstream.stream(), Attributes: attrs},
+		{Name: up.name, Type: up.typ, Stream: Upstream.stream(), Attributes: attrs},
+		{Name: down.name, Type: down.typ, Stream: Downstream.stream(), Attributes: attrs},
 	} {
 		if err := addToxic(tp, spec); err != nil {
-			redisLinkLogs.unregister(key)
+			reg.unregister(key)
 			return "", err
 		}
 	}
