@@ -1,6 +1,7 @@
 package faultproxy
 
 import (
+	"database/sql"
 	"net/url"
 	"testing"
 	"time"
@@ -10,29 +11,40 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 )
 
+// pgLoggedLink creates a fresh database with the counter table on the
+// shared private PostgreSQL, and links a new server seeded with seed to it
+// under name with its command log on. It returns the direct pool, the
+// link, the database's URL through the link and the log's records.
+func pgLoggedLink(t *testing.T, seed int64, name string) (*sql.DB, *Proxy, string, *commandSink) {
+	t.Helper()
+	ctx := localtest.Context(t)
+	direct, dbURL := localtest.Postgres(t)
+	for _, stmt := range counterTable {
+		_, err := direct.ExecContext(ctx, stmt)
+		require.NoError(t, err, stmt)
+	}
+	s := newServer(t, seed)
+	sink := &commandSink{}
+	require.NoError(t, s.RecordCommands(CommandLog{Needle: "j-run-", Record: sink.record}))
+	u, err := url.Parse(dbURL)
+	require.NoError(t, err)
+	p, err := s.Link(name, u.Host)
+	require.NoError(t, err)
+	u.Host = p.Addr()
+	return direct, p, u.String(), sink
+}
+
 // A PostgreSQL link's log records each statement that failed, the server's
 // own error or a fault's refusal, in both protocols, and nothing that ran.
 func TestPostgresLinkLogRecordsFailedStatements(t *testing.T) {
 	for _, m := range pgModes {
 		t.Run(m.name, func(t *testing.T) {
 			ctx := localtest.Context(t)
-			direct, dbURL := localtest.Postgres(t)
-			for _, stmt := range counterTable {
-				_, err := direct.ExecContext(ctx, stmt)
-				require.NoError(t, err, stmt)
-			}
-			s := newServer(t, 3)
-			sink := &commandSink{}
-			require.NoError(t, s.RecordCommands(CommandLog{Needle: "j-run-", Record: sink.record}))
-			u, err := url.Parse(dbURL)
-			require.NoError(t, err)
-			p, err := s.Link("postgres/d1", u.Host)
-			require.NoError(t, err)
-			u.Host = p.Addr()
-			db := pgVia(t, withParam(t, u.String(), "default_query_exec_mode", m.mode))
+			direct, p, u, sink := pgLoggedLink(t, 3, "postgres/d1")
+			db := pgVia(t, withParam(t, u, "default_query_exec_mode", m.mode))
 
 			start := time.Now().UTC()
-			_, err = db.ExecContext(ctx, "UPDATE t SET v = v + 1 WHERE id = $1", 1)
+			_, err := db.ExecContext(ctx, "UPDATE t SET v = v + 1 WHERE id = $1", 1)
 			require.NoError(t, err, "a statement that runs is not recorded")
 			_, err = db.ExecContext(ctx, "INSERT INTO t VALUES ($1, 0)", 1)
 			require.Equal(t, "23505", pgError(t, err).Code, "the server's own error: a duplicate key")
@@ -70,20 +82,8 @@ func TestPostgresLinkLogRecordsFailedStatements(t *testing.T) {
 // A statement whose connection ends before its reply is recorded closed.
 func TestPostgresLinkLogRecordsAStatementWhoseConnectionEnds(t *testing.T) {
 	ctx := localtest.Context(t)
-	direct, dbURL := localtest.Postgres(t)
-	for _, stmt := range counterTable {
-		_, err := direct.ExecContext(ctx, stmt)
-		require.NoError(t, err, stmt)
-	}
-	s := newServer(t, 4)
-	sink := &commandSink{}
-	require.NoError(t, s.RecordCommands(CommandLog{Needle: "j-run-", Record: sink.record}))
-	u, err := url.Parse(dbURL)
-	require.NoError(t, err)
-	p, err := s.Link("postgres/d2", u.Host)
-	require.NoError(t, err)
-	u.Host = p.Addr()
-	db := pgVia(t, u.String())
+	_, p, u, sink := pgLoggedLink(t, 4, "postgres/d2")
+	db := pgVia(t, u)
 	require.NoError(t, db.PingContext(ctx))
 	done := make(chan error, 1)
 	go func() {
