@@ -31,12 +31,11 @@ func isMySQLLink(name string) bool {
 
 // mysqlLinkLog is one MySQL link's share of the command log: the
 // statements that failed there (doc.go, "MySQL: failed statements"). Its
-// two toxics pair up per connection through next, as redisLinkLog's do.
+// two toxics pair up per connection through connPair, as redisLinkLog's do.
 type mysqlLinkLog struct {
 	link string
 	log  *commandLogState
-	mu   sync.Mutex
-	next *mysqlStmtConn
+	pair connPair[mysqlStmtConn]
 }
 
 var mysqlLinkLogs = &registry[mysqlLinkLog]{prefix: "mysql-statements-"}
@@ -57,9 +56,7 @@ type mysqlStatementsKind struct{}
 func (mysqlStatementsKind) registry() *registry[mysqlLinkLog] { return mysqlLinkLogs }
 func (mysqlStatementsKind) filter(s *mysqlLinkLog) filter {
 	c := &mysqlStmtConn{link: s, prepared: map[uint32]string{}}
-	s.mu.Lock()
-	s.next = c
-	s.mu.Unlock()
+	s.pair.offer(c)
 	return &mysqlStatementScan{conn: c}
 }
 
@@ -68,10 +65,7 @@ type mysqlResultsKind struct{}
 
 func (mysqlResultsKind) registry() *registry[mysqlLinkLog] { return mysqlLinkLogs }
 func (mysqlResultsKind) filter(s *mysqlLinkLog) filter {
-	s.mu.Lock()
-	c := s.next
-	s.next = nil
-	s.mu.Unlock()
+	c := s.pair.take()
 	if c == nil {
 		return passFilter{}
 	}

@@ -16,14 +16,13 @@ const (
 
 // pgLinkLog is one PostgreSQL link's share of the command log: the
 // statements that failed there (doc.go, "PostgreSQL: failed statements").
-// Its two toxics pair up per connection through next, as mysqlLinkLog's
+// Its two toxics pair up per connection through connPair, as mysqlLinkLog's
 // do.
 type pgLinkLog struct {
 	link  string
 	log   *commandLogState
 	known *pgStatements // the link's prepared statements; may be nil
-	mu    sync.Mutex
-	next  *pgStmtConn
+	pair  connPair[pgStmtConn]
 }
 
 var pgLinkLogs = &registry[pgLinkLog]{prefix: "pg-failures-"}
@@ -45,9 +44,7 @@ type pgFailuresKind struct{}
 func (pgFailuresKind) registry() *registry[pgLinkLog] { return pgLinkLogs }
 func (pgFailuresKind) filter(s *pgLinkLog) filter {
 	c := &pgStmtConn{link: s}
-	s.mu.Lock()
-	s.next = c
-	s.mu.Unlock()
+	s.pair.offer(c)
 	return &pgStatementScan{conn: c, sc: newPGScanner(false), stmts: map[string]string{}, portals: map[string]string{}}
 }
 
@@ -56,10 +53,7 @@ type pgRepliesKind struct{}
 
 func (pgRepliesKind) registry() *registry[pgLinkLog] { return pgLinkLogs }
 func (pgRepliesKind) filter(s *pgLinkLog) filter {
-	s.mu.Lock()
-	c := s.next
-	s.next = nil
-	s.mu.Unlock()
+	c := s.pair.take()
 	if c == nil {
 		return passFilter{}
 	}

@@ -113,13 +113,12 @@ func isRedisLink(name string) bool {
 // redisLinkLog is one Redis link's share of the command log. toxiproxy
 // starts a connection's upstream link, then its downstream link, one
 // connection after another from one goroutine, calling NewState of each
-// toxic in turn; the two toxics of the log pair up through next, so both
+// toxic in turn; the two toxics of the log pair up through connPair, so both
 // directions of a connection share one redisConn.
 type redisLinkLog struct {
 	link string
 	log  *commandLogState
-	mu   sync.Mutex
-	next *redisConn
+	pair connPair[redisConn]
 }
 
 var redisLinkLogs = &registry[redisLinkLog]{prefix: "redis-commands-"}
@@ -130,6 +129,29 @@ var redisLinkLogs = &registry[redisLinkLog]{prefix: "redis-commands-"}
 func followCommands(tp *toxiproxy.Proxy, name string, log *commandLogState) (string, error) {
 	key := redisLinkLogs.register(&redisLinkLog{link: name, log: log})
 	return addLogPair(tp, redisLinkLogs, key, logToxic{"redis-commands", redisCommandsToxicType}, logToxic{"redis-replies", redisRepliesToxicType})
+}
+
+// connPair hands a connection's log state from a link log's upstream
+// toxic, which makes it when the connection opens, to its downstream toxic,
+// made next for the same connection.
+type connPair[C any] struct {
+	mu   sync.Mutex
+	next *C
+}
+
+func (p *connPair[C]) offer(c *C) {
+	p.mu.Lock()
+	p.next = c
+	p.mu.Unlock()
+}
+
+// take returns the state offered last, once (nil when none is waiting).
+func (p *connPair[C]) take() *C {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c := p.next
+	p.next = nil
+	return c
 }
 
 // logToxic names one toxic of a link log's pair: its name and its type.
@@ -158,9 +180,7 @@ type redisCommandsKind struct{}
 func (redisCommandsKind) registry() *registry[redisLinkLog] { return redisLinkLogs }
 func (redisCommandsKind) filter(s *redisLinkLog) filter {
 	c := &redisConn{link: s}
-	s.mu.Lock()
-	s.next = c
-	s.mu.Unlock()
+	s.pair.offer(c)
 	return &redisCommandScan{conn: c, sc: newRESPScanner(true)}
 }
 
@@ -169,10 +189,7 @@ type redisRepliesKind struct{}
 
 func (redisRepliesKind) registry() *registry[redisLinkLog] { return redisLinkLogs }
 func (redisRepliesKind) filter(s *redisLinkLog) filter {
-	s.mu.Lock()
-	c := s.next
-	s.next = nil
-	s.mu.Unlock()
+	c := s.pair.take()
 	if c == nil {
 		return passFilter{}
 	}
