@@ -41,26 +41,97 @@ func stubFilter(stub *toxics.ToxicStub) filter {
 	return passFilter{}
 }
 
+// maxPending bounds the chunks a filter holds for a next toxic that is not
+// taking them; past it the filter stops reading, as toxiproxy's toxics do.
+const maxPending = 256
+
+// outputBound is how long the end of a connection waits for the next toxic
+// to take each held chunk: toxiproxy's own bound when a toxic is removed.
+const outputBound = 5 * time.Second
+
 // runFilter is the Pipe of every protocol-aware toxic.
+//
+// A signal that is already closed when input arrives is handled before that
+// input: Go's select picks at random among ready cases, and a verdict the
+// other direction reached first (a NOSCRIPT given back, so the client's EVAL
+// that follows must be watched again) must not lose to it.
+//
+// What the filter forwards waits in a queue while the next toxic does not
+// take it, and the input is still read meanwhile. When the connection's
+// writer is gone (its client closed), nothing takes the output again; the
+// input ends soon after, and the filter then gives up within outputBound
+// instead of waiting forever. An interrupt is taken only with the queue
+// empty, so that nothing held is lost when toxiproxy rewires the chain.
 func runFilter(stub *toxics.ToxicStub) {
-	f := stubFilter(stub)
+	p := &pipe{stub: stub, f: stubFilter(stub)}
 	for {
+		var out chan<- *stream.StreamChunk
+		var head *stream.StreamChunk
+		interrupt, in := stub.Interrupt, stub.Input
+		if len(p.queue) > 0 {
+			out, head, interrupt = stub.Output, p.queue[0], nil
+		}
+		if len(p.queue) >= maxPending {
+			in = nil
+		}
 		select {
-		case <-stub.Interrupt:
+		case <-interrupt:
 			return
-		case <-f.signal():
-			send(stub, f.wake(), time.Now())
-		case c := <-stub.Input:
+		case out <- head:
+			p.queue = p.queue[1:]
+		case <-p.f.signal():
+			p.add(p.f.wake(), time.Now())
+		case c := <-in:
+			p.wakeReady()
 			if c == nil {
-				if data, keep := f.flush(); keep {
-					send(stub, data, time.Now())
-				}
-				stub.Close()
+				p.finish()
 				return
 			}
-			send(stub, f.process(c.Data), c.Timestamp)
+			p.add(p.f.process(c.Data), c.Timestamp)
 		}
 	}
+}
+
+// pipe is one run of a filter's Pipe: the filter, and the chunks it
+// forwarded that the next toxic has not taken yet.
+type pipe struct {
+	stub  *toxics.ToxicStub
+	f     filter
+	queue []*stream.StreamChunk
+}
+
+func (p *pipe) add(data []byte, ts time.Time) {
+	if len(data) > 0 {
+		p.queue = append(p.queue, &stream.StreamChunk{Data: data, Timestamp: ts})
+	}
+}
+
+// wakeReady handles every signal that is already closed, without waiting.
+func (p *pipe) wakeReady() {
+	for {
+		select {
+		case <-p.f.signal():
+			p.add(p.f.wake(), time.Now())
+		default:
+			return
+		}
+	}
+}
+
+// finish ends the connection's direction once its input has ended: the
+// filter's held bytes join the queue unless they must not go on (a lost
+// reply), the queue goes on within outputBound per chunk, and the output is
+// closed.
+func (p *pipe) finish() {
+	if data, keep := p.f.flush(); keep {
+		p.add(data, time.Now())
+	}
+	for _, c := range p.queue {
+		if p.stub.WriteOutput(c, outputBound) != nil {
+			break // the writer is gone
+		}
+	}
+	p.stub.Close()
 }
 
 // cleanupFilter runs when the toxic is removed (after its Pipe returned):
@@ -73,13 +144,7 @@ func cleanupFilter(stub *toxics.ToxicStub) {
 	}
 	if len(data) > 0 {
 		// The next toxic is running; give up after toxiproxy's own bound.
-		_ = stub.WriteOutput(&stream.StreamChunk{Data: data, Timestamp: time.Now()}, 5*time.Second)
-	}
-}
-
-func send(stub *toxics.ToxicStub, data []byte, ts time.Time) {
-	if len(data) > 0 {
-		stub.Output <- &stream.StreamChunk{Data: data, Timestamp: ts}
+		_ = stub.WriteOutput(&stream.StreamChunk{Data: data, Timestamp: time.Now()}, outputBound)
 	}
 }
 
