@@ -9,7 +9,7 @@ NODE_DIRS := reference/bullmq/testdata/node adapters/examples/node-dispatcher ad
              adapters/dialects/node-attempts-at-failure adapters/dialects/node-dedupe adapters/dialects/node-delete \
              adapters/dialects/node-pgtimes
 
-.PHONY: test race chaos chaos-long chaos-dialects bench lint staticcheck node-deps build clean
+.PHONY: test test-e2e race-idle test-long race chaos chaos-long chaos-dialects bench lint staticcheck node-deps build clean
 
 build:
 	$(GO) build ./...
@@ -48,9 +48,34 @@ OTHER_PKGS = $(filter-out $(RACE_PKGS),$(shell $(GO) list ./...))
 race:
 	$(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
 
+# make test: lint, then two passes side by side. The end-to-end packages
+# run their tests in parallel, at most OUTBOXCHAOS_E2E_SLOTS at a time
+# across the packages (by default one more than the CPUs:
+# harness/localenv/localtest, EndToEnd). The race pass runs beside them at
+# the lowest CPU priority (nice 19), one package at a time, so it takes only
+# the CPU the runs leave idle and never stretches their timing: at nice 10,
+# with four slots, it starved them (docs/findings.md, 2026-12-06).
 test: node-deps lint
-	$(GO) test -count=1 -timeout 40m $(OTHER_PKGS)
-	$(MAKE) race
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-e2e race-idle
+
+test-e2e:
+	$(GO) test -count=1 -timeout 40m -p 3 -parallel 3 $(OTHER_PKGS)
+
+race-idle:
+	nice -n 19 $(GO) test -race -count=1 -p 1 -timeout 30m $(RACE_PKGS)
+
+# make test-long: what make test leaves to the long suite (localtest.Long):
+# the reference as a control beside the mutants' base, the dialects'
+# plants that a black-box mutant repeats, more seeds. The three tests run
+# whole, their make test parts again with them. CI runs it after make test.
+# scenarios' TestLongSuiteListsEveryLongTest keeps LONG_TESTS and LONG_PKGS
+# to the tests that call localtest.Long and their packages.
+LONG_ENV   := OUTBOXCHAOS_LONG_TESTS=1
+LONG_TESTS := ^(TestReferenceAndBasePassTheMutantScenarios|TestPlantedBugsAreCaught|TestTurnsHighWaterMarkIsCaught)$$
+LONG_PKGS  := ./scenarios ./adapters/dialects
+
+test-long: node-deps
+	$(LONG_ENV) $(GO) test -count=1 -timeout 40m -p 3 -parallel 3 -run '$(LONG_TESTS)' $(LONG_PKGS)
 
 chaos: build
 	./bin/outboxchaos chaos --adapter $(ADAPTER) --out $(RUNS)/chaos-$(STAMP) $(if $(SHARD),--shard $(SHARD)) $(if $(SEED),--seed $(SEED))

@@ -245,9 +245,7 @@ func summary(r check.Result) string {
 // first replays every fail file in testdata/rapid/<this test>/ (the
 // regression corpus), then draws new schedules.
 func TestPropertyReferenceKeepsEveryInvariant(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end runs are skipped with -short")
-	}
+	e := endToEndRapid(t)
 	checks := strconv.Itoa(defaultPropertyChecks)
 	if v := os.Getenv(propertyChecksEnv); v != "" {
 		n, err := strconv.Atoi(v)
@@ -256,7 +254,6 @@ func TestPropertyReferenceKeepsEveryInvariant(t *testing.T) {
 		checks = v
 	}
 	setRapidDefault(t, "rapid.checks", checks)
-	e := openLocal(t)
 	p := newProperty(t, e, refadapter.New(), filepath.Join(t.TempDir(), "work"))
 	rapid.Check(t, p.check)
 }
@@ -267,10 +264,7 @@ func TestPropertyReferenceKeepsEveryInvariant(t *testing.T) {
 // so a schedule that draws them and fails is a finding, not the step's
 // own false alarm.
 func TestPropertyReferenceRidesOutTheRoundOneSteps(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end runs are skipped with -short")
-	}
-	e := openLocal(t)
+	e := endToEnd(t)
 	p := newProperty(t, e, refadapter.New(), filepath.Join(t.TempDir(), "work"))
 	for _, c := range []struct {
 		sched scenarios.Schedule
@@ -303,13 +297,10 @@ func hasFault(o runner.Outcome, kind string) bool {
 // without a custom jobId, rapid finds a schedule that duplicates a job and
 // shrinks it to a few readable steps; the fail file it writes names them.
 func TestPropertyFindsAndShrinksAMutant(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end runs are skipped with -short")
-	}
+	e := endToEndRapid(t)
 	setRapidDefault(t, "rapid.checks", strconv.Itoa(mutantChecks))
 	setRapidDefault(t, "rapid.seed", strconv.Itoa(mutantSearchSeed))
 	setRapidDefault(t, "rapid.shrinktime", mutantShrinkTime.String())
-	e := openLocal(t)
 	a, err := mutants.Adapter(propertyMutant)
 	require.NoError(t, err)
 	p := newProperty(t, e, a, filepath.Join(t.TempDir(), "work"))
@@ -380,9 +371,7 @@ func newFailFiles(t *testing.T, before map[string]bool) []string {
 // (named "...-mutant-<name>.fail") must still make that mutant fail: the
 // generator has not drifted under it.
 func TestPropertyCorpusReproducesItsMutants(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end runs are skipped with -short")
-	}
+	e := endToEndRapid(t)
 	all, err := filepath.Glob(filepath.Join("testdata", "rapid", "*", "*.fail"))
 	require.NoError(t, err)
 	require.NotEmpty(t, all, "the regression corpus testdata/rapid/ is empty")
@@ -396,7 +385,6 @@ func TestPropertyCorpusReproducesItsMutants(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, found, "the corpus keeps at least one fail file found on a mutant")
-	e := openLocal(t)
 	work := filepath.Join(t.TempDir(), "work")
 	for _, f := range found {
 		t.Run(mutantOf(f), func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,18 +13,37 @@ import (
 	refadapter "github.com/outboxchaos/outboxchaos/adapters/reference"
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/env"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/reports"
 	"github.com/outboxchaos/outboxchaos/scenarios"
 )
 
-// endToEnd skips t under -short, else opens the private local environment
+// endToEnd skips t under -short, else runs it in parallel holding a
+// machine run slot (localtest.EndToEnd) and opens the private local environment
 // for its runs.
 func endToEnd(t *testing.T) env.Env {
+	t.Helper()
+	localtest.EndToEnd(t)
+	return openLocal(t)
+}
+
+// rapidFlags is held by the tests that set rapid's flags, which are the
+// process's: they run in parallel with the other end-to-end tests, and one
+// at a time among themselves.
+var rapidFlags sync.Mutex
+
+// endToEndRapid is endToEnd for a test that sets rapid's flags: it waits
+// for rapidFlags before it takes a run slot, and holds it to its end.
+func endToEndRapid(t *testing.T) env.Env {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("end-to-end runs are skipped with -short")
 	}
+	t.Parallel()
+	rapidFlags.Lock()
+	t.Cleanup(rapidFlags.Unlock)
+	localtest.HoldSlot(t)
 	return openLocal(t)
 }
 

@@ -16,6 +16,7 @@ import (
 	refadapter "github.com/outboxchaos/outboxchaos/adapters/reference"
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/env"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 	"github.com/outboxchaos/outboxchaos/reports"
@@ -27,12 +28,13 @@ import (
 // mariadbd, the second with d1 paused across it, and every valid event is
 // still published, each job created once.
 func TestReferenceAndBaseRideOutAMySQLRestart(t *testing.T) {
-	e := endToEnd(t)
+	localtest.EndToEndGroup(t)
 	base, err := mutants.BaseAdapter()
 	require.NoError(t, err)
 	s := catalogScenario(t, "mysql-restart")
 	for _, a := range []supervisor.Adapter{refadapter.New(), base} {
 		t.Run(a.Name(), func(t *testing.T) {
+			e := endToEnd(t)
 			started := time.Now()
 			o := runScenario(t, e, s, runner.Options{Adapter: a, Seed: mutantSeed})
 			require.Equal(t, check.Pass, o.Verdict, "%s: %s (run folder %s)", a.Name(), o.Reason, o.Dir)
@@ -48,10 +50,7 @@ func TestReferenceAndBaseRideOutAMySQLRestart(t *testing.T) {
 // The external environment never kills a server; it says so, and the run
 // is skipped with that reason instead of failing.
 func TestMySQLRestartIsSkippedWhereMySQLCannotBeKilled(t *testing.T) {
-	if testing.Short() {
-		t.Skip("opens private servers")
-	}
-	local := openLocal(t)
+	local := endToEnd(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	ext, err := env.Open(ctx, env.Config{Kind: env.KindExternal, MySQLDSN: local.MySQLDSN(""),

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -77,6 +78,7 @@ func requireNode(t *testing.T) {
 }
 
 func TestNodeDispatcherMovesEvents(t *testing.T) {
+	localtest.EndToEnd(t)
 	requireNode(t)
 	r := newDirectRun(t, load(t, nodeManifest))
 	r.start("d1", "d2")
@@ -99,6 +101,7 @@ func TestNodeDispatcherConfigErrorIsOneLine(t *testing.T) {
 }
 
 func TestRoomDispatcherMovesEvents(t *testing.T) {
+	localtest.EndToEnd(t)
 	r := newDirectRun(t, load(t, roomManifest))
 	r.start("d1", "d2")
 	r.produce(200)
@@ -121,7 +124,11 @@ func runScenarioWith(t *testing.T, a supervisor.Adapter, name string, events int
 	require.NoError(t, err)
 	s.Events = events
 	adjust(&s)
-	e, err := env.Open(testCtx(t), env.Config{Kind: env.KindLocal})
+	// A scenario that restarts servers gets Redis with its append-only
+	// file, as `make chaos` runs it: redis-loses-adds turns the file off
+	// for its window, and refuses a Redis that has none.
+	persist := slices.Contains(s.Needs, runner.NeedServerCtl)
+	e, err := env.Open(testCtx(t), env.Config{Kind: env.KindLocal, RedisPersistence: persist})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close()) })
 	out := filepath.Join(t.TempDir(), "run")
@@ -183,12 +190,14 @@ func allPass() map[string]check.Verdict {
 }
 
 func TestReferenceManifestBaseline(t *testing.T) {
+	localtest.EndToEnd(t)
 	o := runScenario(t, load(t, referenceManifest), "baseline", 300)
 	got, why := verdicts(o)
 	require.Equal(t, allPass(), held(got), why)
 }
 
 func TestNodeDispatcherBaseline(t *testing.T) {
+	localtest.EndToEnd(t)
 	requireNode(t)
 	o := runScenario(t, load(t, nodeManifest), "baseline", 300)
 	got, why := verdicts(o)
@@ -196,6 +205,7 @@ func TestNodeDispatcherBaseline(t *testing.T) {
 }
 
 func TestRoomDispatcherBaseline(t *testing.T) {
+	localtest.EndToEnd(t)
 	o := runScenario(t, load(t, roomManifest), "baseline", 300)
 	got, why := verdicts(o)
 	require.Equal(t, allPass(), held(got), why)
@@ -214,6 +224,7 @@ func outageOneByOne(t *testing.T, a supervisor.Adapter) runner.Outcome {
 // is the verdict, by design; everything else holds. I2 is waived by the
 // scenario (events failing at max attempts during the outage are expected).
 func TestRoomDispatcherFixedIntervalBreaksBackoff(t *testing.T) {
+	localtest.EndToEnd(t)
 	o := outageOneByOne(t, load(t, roomManifest))
 	got, why := verdicts(o)
 	want := allPass()
@@ -237,6 +248,7 @@ func TestRoomDispatcherFixedIntervalBreaksBackoff(t *testing.T) {
 // TestNodeDispatcherBackoffGrows is the same run for the Node.js example,
 // whose backoff doubles: I6 holds.
 func TestNodeDispatcherBackoffGrows(t *testing.T) {
+	localtest.EndToEnd(t)
 	requireNode(t)
 	o := outageOneByOne(t, load(t, nodeManifest))
 	got, why := verdicts(o)
@@ -275,6 +287,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 // kills land on a loaded machine (docs/findings.md has the counts seen), so
 // the run here is 1,200 events (12 s).
 func TestNodeDispatcherCrashWindow(t *testing.T) {
+	localtest.EndToEnd(t)
 	requireNode(t)
 	o := runScenario(t, load(t, nodeManifest), "crash-window", 1200)
 	for _, l := range o.Landing {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/env"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/reports"
 	"github.com/outboxchaos/outboxchaos/scenarios"
@@ -22,7 +23,12 @@ type example struct {
 	events   map[string]int // longer runs than the catalog's, by scenario
 }
 
-// examples lists the example dispatchers. A Node.js instance boots for
+// examples lists the example dispatchers written apart from the
+// reference: the controls of the scenarios below, as black boxes with
+// their own code and conventions. The reference passes the same scenarios
+// in package scenarios (TestReferenceAndBasePassTheMutantScenarios and
+// TestReferenceAndBaseRideOutAMySQLRestart); its manifest is proven here
+// by TestReferenceManifestBaseline. A Node.js instance boots for
 // seconds before its first claim on a loaded machine, while the load starts
 // at once: with the catalog's sizes the first MySQL restart can come before
 // it claimed anything and the second after every event was final, so that
@@ -31,7 +37,6 @@ type example struct {
 // Its runs are longer, so that the load outlasts its boot and both faults.
 func examples() []example {
 	return []example{
-		{"reference", referenceManifest, false, nil},
 		{"node-dispatcher", nodeManifest, true, map[string]int{
 			"commit-order-gaps": 1200, // 6 s at 200/s
 			"lock-conflicts":    1000, // 5 s at 200/s, the toxic's 0.5-5.5 s
@@ -53,12 +58,11 @@ func examples() []example {
 // producer's open transactions (its by-id statements went through the
 // status index: docs/findings.md).
 func TestExamplesPassTheNewScenarios(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end runs are skipped with -short")
-	}
+	localtest.EndToEndGroup(t)
 	for _, ex := range examples() {
 		for _, name := range []string{"commit-order-gaps", "lock-conflicts", "mysql-restart"} {
 			t.Run(ex.name+"/"+name, func(t *testing.T) {
+				localtest.EndToEnd(t)
 				if ex.node {
 					requireNode(t)
 				}
@@ -90,7 +94,7 @@ func TestExamplesSkipOrdering(t *testing.T) {
 	e, err := env.Open(testCtx(t), env.Config{Kind: env.KindLocal})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close()) })
-	for _, ex := range examples() {
+	for _, ex := range append([]example{{"reference", referenceManifest, false, nil}}, examples()...) {
 		a := load(t, ex.manifest)
 		require.Empty(t, a.Capabilities().Ordering, ex.name)
 		o, err := runner.Run(context.Background(), runner.Options{
@@ -104,8 +108,8 @@ func TestExamplesSkipOrdering(t *testing.T) {
 }
 
 // runSized runs the scenario against the example with the example's event
-// count for it, else the catalog's.
-func runSized(t *testing.T, ex example, name string) runner.Outcome {
+// count for it, else the catalog's, each adjust applied after.
+func runSized(t *testing.T, ex example, name string, adjust ...func(*runner.Scenario)) runner.Outcome {
 	t.Helper()
 	events, ok := ex.events[name]
 	if !ok {
@@ -113,7 +117,11 @@ func runSized(t *testing.T, ex example, name string) runner.Outcome {
 		require.NoError(t, err)
 		events = s.Events
 	}
-	return runScenario(t, load(t, ex.manifest), name, events)
+	return runScenarioWith(t, load(t, ex.manifest), name, events, func(s *runner.Scenario) {
+		for _, f := range adjust {
+			f(s)
+		}
+	})
 }
 
 // countFaultKind counts the run's applied faults of kind.

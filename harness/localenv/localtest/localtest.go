@@ -23,6 +23,12 @@
 // outlived a run. ServerTempDir is a temporary directory a child harness's
 // servers may use as TMPDIR whatever account they run as.
 //
+// An end-to-end test calls EndToEnd first: it runs in parallel with the
+// others, at most $OUTBOXCHAOS_E2E_SLOTS at a time across every test binary
+// of one `go test` (flocked slot files). A test whose subtests are runs of
+// their own calls EndToEndGroup, and each subtest EndToEnd. Long skips the part of a test that
+// only the long suite runs (`make test-long`, $OUTBOXCHAOS_LONG_TESTS=1).
+//
 // Without Main the shared server still works; it is killed by the kernel
 // when the test binary exits (parent-death signal) and its temporary
 // directory is removed by the next run's stale-directory sweep, but Main is
@@ -197,11 +203,14 @@ func databaseName(testName string) string {
 // Redis starts a private redis-server (without persistence) for this test
 // and closes it when the test ends. Use localenv.StartRedis directly for
 // persistence.
-func Redis(t testing.TB) *localenv.Redis {
+func Redis(t testing.TB) *localenv.Redis { return RedisWith(t, localenv.RedisOptions{}) }
+
+// RedisWith is Redis started with opts (its append-only file, say).
+func RedisWith(t testing.TB, opts localenv.RedisOptions) *localenv.Redis {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	r, err := localenv.StartRedis(ctx, localenv.RedisOptions{})
+	r, err := localenv.StartRedis(ctx, opts)
 	if err != nil {
 		t.Fatalf("localtest: %v", err)
 	}
@@ -216,7 +225,13 @@ func Redis(t testing.TB) *localenv.Redis {
 // RedisClient is Redis with a client on it, closed at t.Cleanup.
 func RedisClient(t testing.TB) (*localenv.Redis, *redis.Client) {
 	t.Helper()
-	r := Redis(t)
+	return RedisClientWith(t, localenv.RedisOptions{})
+}
+
+// RedisClientWith is RedisClient on a Redis started with opts.
+func RedisClientWith(t testing.TB, opts localenv.RedisOptions) (*localenv.Redis, *redis.Client) {
+	t.Helper()
+	r := RedisWith(t, opts)
 	rdb := redis.NewClient(&redis.Options{Addr: r.Addr()})
 	t.Cleanup(func() { _ = rdb.Close() })
 	return r, rdb
