@@ -13,8 +13,11 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/outboxchaos/outboxchaos/adapters/manifest"
+	"github.com/outboxchaos/outboxchaos/adapters/mutants"
+	"github.com/outboxchaos/outboxchaos/adapters/mutants/names"
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/env"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
@@ -98,35 +101,60 @@ var notInSubset = map[string]string{
 
 // plants are the bugs planted in the dialects (each dialect's doc.go), each
 // with the scenario that must catch it and the invariant that must fail.
+// A plant whose repeats names a mutant is the same bug as that mutant,
+// which package scenarios catches as a black box in the same scenario
+// (TestBlackBoxMutantsNeverPass) by the same invariant
+// (TestLongPlantsRepeatABlackBoxMutant): make test-long runs it; make test
+// runs the plants that no black-box mutant repeats, and one of each
+// language.
 var plants = []struct {
 	dialect, bug, scenario, invariant string
 	events                            int
-	leaveRows                         bool // the consumer leaves the jobs rows created (see below)
+	leaveRows                         bool   // the consumer leaves the jobs rows created (see below)
+	repeats                           string // the mutant whose black-box run catches the same bug
 }{
-	{"go-reason", "no-backoff", "queue-error", "I6", 200, false},
-	{"go-reason", "poison-as-transient", "poison", "I4", 200, false},
+	{"go-reason", "no-backoff", "queue-error", "I6", 200, false, names.BugNoBackoff},
+	{"go-reason", "poison-as-transient", "poison", "I4", 200, false, ""},
 	// The retry after a lost reply finds the job already past created when
 	// the consumer ran it first, and closes the event with no re-add (the
 	// contract's rule): only with the rows left alone, as crash-window
 	// leaves them, does every retry reach the add.
-	{"go-reason", "no-jobid", "lost-reply-redis", "I1", 400, true},
-	{"go-nolock", "mark-before-enqueue", "redis-outage", "I3", 200, false},
-	{"go-cas", "unfenced-finalize", "zombie", "I5", 400, false},
-	{"go-cas", "select-then-update", "contention", "I5", 1000, false},
-	{"go-cas", "unbounded-attempts", "redis-outage", "I7", 200, false},
-	{"go-cas", "no-lease-recovery", "crash-window", "I8", 400, false},
-	{"go-single", "re-add-dispatched", "poison", "I1", 200, false},
-	{"go-single", "push-without-check", "crash-window", "I1", 400, false},
-	{"go-single", "overwrite-job-data", "crash-window", "I9", 400, false},
-	{"go-single", "published-not-queued", "crash-window", "I3", 400, false},
-	{"go-single", "global-lock", "zombie", "I5", 400, false},
+	{"go-reason", "no-jobid", "lost-reply-redis", "I1", 400, true, ""},
+	{"go-nolock", "mark-before-enqueue", "redis-outage", "I3", 200, false, ""},
+	{"go-cas", "unfenced-finalize", "zombie", "I5", 400, false, names.BugUnfencedFinalize},
+	{"go-cas", "select-then-update", "contention", "I5", 1000, false, ""},
+	{"go-cas", "unbounded-attempts", "redis-outage", "I7", 200, false, ""},
+	{"go-cas", "no-lease-recovery", "crash-window", "I8", 400, false, ""},
+	{"go-single", "re-add-dispatched", "poison", "I1", 200, false, ""},
+	{"go-single", "push-without-check", "crash-window", "I1", 400, false, names.BugPushWithoutCheck},
+	{"go-single", "overwrite-job-data", "crash-window", "I9", 400, false, names.BugOverwriteJobData},
+	{"go-single", "published-not-queued", "crash-window", "I3", 400, false, names.BugPublishedNotQueued},
+	{"go-single", "global-lock", "zombie", "I5", 400, false, names.BugGlobalLock},
 	// A Node instance waits for Redis before its first claim, so the
 	// outage at the start of redis-outage may find it claiming nothing:
 	// queue-error keeps one queue failing for longer than the retry budget.
-	{"node-owner-round", "no-backoff", "queue-error", "I6", 200, false},
-	{"node-owner-round", "no-job-id", "crash-window", "I1", 300, false},
-	{"node-attempts-at-failure", "recovery-overwrites-finalized", "zombie", "I5", 400, false},
-	{"node-dedupe", "short-dedupe-ttl", "dedupe-horizon", "I1", 400, false},
+	{"node-owner-round", "no-backoff", "queue-error", "I6", 200, false, ""},
+	{"node-owner-round", "no-job-id", "crash-window", "I1", 300, false, names.BugNoJobID},
+	{"node-attempts-at-failure", "recovery-overwrites-finalized", "zombie", "I5", 400, false, names.BugRecoveryOverwritesFinalized},
+	{"node-dedupe", "short-dedupe-ttl", "dedupe-horizon", "I1", 400, false, ""},
+}
+
+// TestLongPlantsRepeatABlackBoxMutant holds make test-long's plants to
+// their reason: the mutant each names exists, has a black-box run, and
+// that run is in the plant's scenario and judged by the plant's invariant,
+// so make test still catches the bug as a black box there.
+func TestLongPlantsRepeatABlackBoxMutant(t *testing.T) {
+	for _, p := range plants {
+		if p.repeats == "" {
+			continue
+		}
+		m, err := mutants.Lookup(p.repeats)
+		require.NoError(t, err, "%s/%s", p.dialect, p.bug)
+		bb, ok := m.BlackBoxScenario()
+		require.True(t, ok, "%s/%s repeats mutant %s, which has no black-box run", p.dialect, p.bug, m.Name)
+		require.Equal(t, p.scenario, bb, "%s/%s: mutant %s runs as a black box in another scenario", p.dialect, p.bug, m.Name)
+		require.Equal(t, p.invariant, m.Invariant, "%s/%s: mutant %s is judged by another invariant", p.dialect, p.bug, m.Name)
+	}
 }
 
 // clockPlants are the planted bugs clockskew_test.go runs, through
@@ -275,21 +303,22 @@ func requireOneLineErrors(t *testing.T, bin, d string, good []string, bad map[st
 // black box and requires every invariant to hold: pass, or not exercised
 // when the run gave it nothing to check.
 func TestDialectsKeepTheContract(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs 15 scenarios (about 4.5 minutes): not in -short")
-	}
-	e := openEnv(t)
+	localtest.EndToEndGroup(t)
 	for _, d := range allDialects() {
 		t.Run(d, func(t *testing.T) {
+			localtest.EndToEndGroup(t)
 			needNode(t, d)
-			work := t.TempDir() // one build of the dialect for all its runs
-			a := load(t, filepath.Join(d, "manifest.yaml"))
 			for _, sc := range subsetOf(d) {
 				t.Run(sc.scenario, func(t *testing.T) {
 					if why, ok := notInSubset[d+"/"+sc.scenario]; ok {
 						t.Skip(why)
 					}
-					o := run(t, e, a, work, sc.scenario, sc.events)
+					e := openEnv(t)
+					// An adapter and a work directory per run: the runs
+					// are side by side, and Prepare keeps the work
+					// directory it built in.
+					a := load(t, filepath.Join(d, "manifest.yaml"))
+					o := run(t, e, a, t.TempDir(), sc.scenario, sc.events)
 					requireAllHold(t, o)
 				})
 			}
@@ -302,22 +331,19 @@ func TestDialectsKeepTheContract(t *testing.T) {
 // exposes it did not land (its landing list says which); the run never
 // passes.
 func TestPlantedBugsAreCaught(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs 16 scenarios (about 4.5 minutes): not in -short")
-	}
-	e := openEnv(t)
-	work := map[string]string{}
+	localtest.EndToEndGroup(t)
 	for _, p := range plants {
 		t.Run(p.dialect+"/"+p.bug, func(t *testing.T) {
+			if p.repeats != "" {
+				localtest.Long(t, "a black-box mutant with the same bug is caught in the same scenario in make test")
+			}
 			needNode(t, p.dialect)
 			if why, ok := knownMisses[p.dialect+"/"+p.bug]; ok {
 				t.Skipf("known miss of the harness (%s in %s): %s", p.invariant, p.scenario, why)
 			}
-			if work[p.dialect] == "" {
-				work[p.dialect] = t.TempDir()
-			}
+			e := openEnv(t)
 			a := load(t, filepath.Join(p.dialect, "manifest-"+p.bug+".yaml"))
-			o := runWith(t, e, a, work[p.dialect], p.scenario, p.events, func(s *runner.Scenario) {
+			o := runWith(t, e, a, t.TempDir(), p.scenario, p.events, func(s *runner.Scenario) {
 				if p.leaveRows {
 					s.ConsumerLeavesRows = true
 					s.Params["consumer_leaves_rows"] = "true"
@@ -342,8 +368,13 @@ func TestPlantedBugsAreCaught(t *testing.T) {
 }
 
 // openEnv opens one private local environment shared by a test's runs.
+// The test runs in parallel with the package's other end-to-end tests,
+// holding a machine run slot (localtest.EndToEnd): call openEnv from the
+// top-level test, before its subtests, or, in a test that is an
+// EndToEndGroup, from each subtest.
 func openEnv(t *testing.T) env.Env {
 	t.Helper()
+	localtest.EndToEnd(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	e, err := env.Open(ctx, env.Config{Kind: env.KindLocal})

@@ -42,6 +42,7 @@ func Catalog() []Mutant {
 		{names.BugLocalZoneTimes, "writes locked_until and available_at from application time formatted as the process's local wall time (time.Now() + span, as text in its TZ) instead of NOW(6) + span: with the server in +07:00 and the process in America/New_York every lease it writes is twelve hours over before it begins and every backoff twelve hours in the past", "I5", "time-zones"},
 		{names.BugUnfittedFailure, "writes last_error as it comes, not cut to the column nor made valid UTF-8, and takes a failure write the server refuses (Data too long, SQLSTATE 22001; an incorrect string value) for a transient error: the event goes back to pending with a short reason, and at the maximum attempts its failure is refused again, so it is retried for ever (macro-inc/macro #5886)", "I7", "failure-write"},
 		{names.BugReadOnlyAsPermanent, "takes the store's read-only error (MySQL 1290, a failover's old primary or one not yet promoted) refused on its finalize for a verdict on the batch: once the store takes writes again it writes the batch's events failed, valid ones included, instead of leaving them to be retried", "I2", "transient-states"},
+		{names.BugLeaseEndFence, "recognises the rows its finalize may write by locked_until equal to the lease end it computed at the claim (time.Now() + lease, to the microsecond), instead of by a token: where the column keeps whole seconds the server cut what it wrote, so the finalize finds none of its rows, they run out their lease, and each is claimed, added and left again until the run ends, never published", "I2", "whole-seconds"},
 	}
 }
 
@@ -62,4 +63,35 @@ func Lookup(name string) (Mutant, error) {
 		}
 	}
 	return Mutant{}, fmt.Errorf("unknown mutant %q: use one of %s", name, strings.Join(Names(), ", "))
+}
+
+// blackBoxScenarios maps a mutant's scenario to the one its black-box run
+// (BlackBoxSuffix) is caught in: the same scenario where its schedule takes
+// another path for a dispatcher without crash points (the window trap
+// instead of after-enqueue crashes; SIGKILL, SIGSTOP and a held COMMIT from
+// outside instead of crash and sleep points), or queue-error, the failure
+// every dispatcher meets, for the backoff and attempts mutants. crash-points
+// needs crash points: its one mutant, mark-before-enqueue, goes to
+// queue-error, where the add that fails after the event was marked
+// published leaves it published with no job, as a crash between the two
+// would. mysql-restart's second restart runs while the pause trap holds d1
+// stopped with a claim, as its sleep at after-enqueue does with crash
+// points. Of the network scenarios, which are the same for a black box,
+// transient-states, half-open and time-zones are here, since their mutants
+// are a black box's bugs as much as a white box's: half-open reaches the
+// finalize from outside already (its network trap), and time-zones and
+// whole-seconds kill from outside by the window trap. failure-write has no
+// fault to place: its mutant runs there as it is.
+var blackBoxScenarios = map[string]string{
+	"crash-window": "crash-window", "lease-expiry": "lease-expiry", "zombie": "zombie",
+	"redis-outage": "queue-error", "crash-points": "queue-error", "mysql-restart": "mysql-restart",
+	"transient-states": "transient-states", "half-open": "half-open",
+	"time-zones": "time-zones", "failure-write": "failure-write", "whole-seconds": "whole-seconds",
+}
+
+// BlackBoxScenario is the scenario m's black-box run is caught in, and
+// whether m has one (package scenarios runs every mutant that has).
+func (m Mutant) BlackBoxScenario() (string, bool) {
+	s, ok := blackBoxScenarios[m.Scenario]
+	return s, ok
 }

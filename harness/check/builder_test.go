@@ -37,6 +37,30 @@ type builder struct {
 	// own MySQL users does: a claim is written by its claimer's slot, the
 	// producer's insert by the harness, other writes as by says.
 	writers bool
+	// stored is what the server keeps of a lease end or a backoff end
+	// written (wholeSeconds); nil keeps microseconds.
+	stored func(time.Time) time.Time
+}
+
+// wholeSeconds makes the lease and backoff columns keep whole seconds, as
+// the run read them back (Model.Precision 0): the server cuts a written
+// fraction (MariaDB) or, with round, rounds it (MySQL, PostgreSQL).
+func (b *builder) wholeSeconds(round bool) *builder {
+	b.run.Meta.Model.Precision = map[string]int{history.ColumnLockedUntil: 0, history.ColumnAvailableAt: 0}
+	b.stored = func(t time.Time) time.Time { return t.Truncate(time.Second) }
+	if round {
+		b.stored = func(t time.Time) time.Time { return t.Round(time.Second) }
+	}
+	return b
+}
+
+// keep is what the server keeps of time t written to a lease or backoff
+// column.
+func (b *builder) keep(t time.Time) time.Time {
+	if b.stored == nil {
+		return t
+	}
+	return b.stored(t)
 }
 
 type outboxRow struct {
@@ -103,6 +127,13 @@ func (b *builder) fault(kind, target string, from, to int) *builder {
 	}
 	b.run.Faults = append(b.run.Faults, f)
 	return b
+}
+
+// refused is d1's write command name (a store statement when store is
+// set), sent at at and answered 1 ms later with the error reply.
+func (b *builder) refused(name string, at int, reply, store string) {
+	b.run.Commands = append(b.run.Commands, history.Command{Slot: "d1", Store: store, Name: name, Write: true,
+		Sent: ms(at), Outcome: history.CommandError, Reply: reply, Replied: ms(at + 1)})
 }
 
 func (b *builder) gap(source string, at int, detail string) *builder {
@@ -201,7 +232,7 @@ func (b *builder) by(inst string) *builder {
 }
 
 func (b *builder) lease(at int) *time.Time {
-	u := ms(at).Add(b.run.Meta.Tuning.Lease.D())
+	u := b.keep(ms(at).Add(b.run.Meta.Tuning.Lease.D()))
 	return &u
 }
 
@@ -239,7 +270,7 @@ func (b *builder) failTransient(id int64, at int, err string, backoff time.Durat
 			r.attempts++
 		}
 		r.lastError = fmt.Sprintf("%s (attempt %d)", err, r.attempts)
-		r.availableAt = ms(at).Add(backoff)
+		r.availableAt = b.keep(ms(at).Add(backoff))
 	})
 	return b
 }

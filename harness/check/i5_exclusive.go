@@ -11,8 +11,9 @@ import (
 //
 // Definition, over each event's outbox transitions in sequence order:
 //   - no takeover (a new lock token over a row still processing) while the
-//     previous claim's lease was unexpired: its locked_until, less DBSlack
-//     and any MySQL latency in effect, is after the takeover's time;
+//     previous claim's lease was unexpired: its locked_until, less DBSlack,
+//     any MySQL latency in effect and a step of a column that keeps less
+//     than microseconds (leaseStep), is after the takeover's time;
 //   - no return to pending before the lease ran out written by another
 //     slot than the one that claimed (moveSeized, when the history records
 //     writers): a reset of a live claim is a takeover too;
@@ -41,7 +42,8 @@ func (ix *index) judgeExclusive(t *tally) Result {
 	if claims == 0 {
 		t.nothing("no event was claimed")
 	}
-	return t.result(count(claims, "claim", "claims") + ", none taken while another was unexpired, and no finalized row written again")
+	r := t.result(count(claims, "claim", "claims") + ", none taken while another was unexpired, and no finalized row written again")
+	return withSteps(r, ix.run, history.ColumnLockedUntil)
 }
 
 // checkTakeovers finds claims taken over before their lease ran out: by a
@@ -56,7 +58,7 @@ func (ix *index) checkTakeovers(t *tally, e history.Event) {
 			continue
 		}
 		at := h.End.At
-		slack := DBSlack + storeDelay(ix.run, at)
+		slack := DBSlack + storeDelay(ix.run, at) + leaseStep(ix.run)
 		if !h.Until.Add(-slack).After(at) {
 			continue
 		}

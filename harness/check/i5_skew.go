@@ -28,7 +28,7 @@ func (ix *index) checkLeaseAtClaim(t *tally, e history.Event) {
 		if until == nil {
 			continue
 		}
-		slack := DBSlack + storeDelay(ix.run, h.Start)
+		slack := DBSlack + storeDelay(ix.run, h.Start) + leaseStep(ix.run)
 		if until.After(h.Start.Add(-slack)) {
 			continue
 		}

@@ -20,7 +20,9 @@ import (
 //   - A - At <= max + slack (when a maximum is configured), and
 //   - the event's next claim is not before A - slack,
 //
-// where slack is DBSlack plus any MySQL latency fault in effect. Lease
+// where slack is DBSlack plus any MySQL latency fault in effect, plus a
+// step of an available_at column that keeps less than microseconds
+// (backoffStep: a backoff under a step cannot be told from none). Lease
 // recoveries (at or after the lease end) and releases (SIGTERM, or nothing
 // failing for the owner) are not failures and owe no backoff, whatever
 // last_error says. A return with no backoff before the lease ended while
@@ -42,7 +44,8 @@ func (ix *index) judgeBackoff(t *tally) Result {
 	if failures == 0 {
 		t.nothing("the run had no transient failure (processing -> pending with a new error) whose backoff could be checked")
 	}
-	return t.result(count(failures, "transient failure", "transient failures") + "; all backed off within bounds and none claimed early")
+	r := t.result(count(failures, "transient failure", "transient failures") + "; all backed off within bounds and none claimed early")
+	return withSteps(r, ix.run, history.ColumnAvailableAt)
 }
 
 // checkBackoff checks one event's failures and returns how many it had.
@@ -64,7 +67,7 @@ func (ix *index) checkBackoff(t *tally, e history.Event) int {
 			continue
 		}
 		want := expectedBackoff(tn, n)
-		slack := DBSlack + storeDelay(ix.run, tr.At)
+		slack := DBSlack + storeDelay(ix.run, tr.At) + backoffStep(ix.run)
 		got := tr.AvailableAt.Sub(tr.At)
 		who := appendUnique(nil, tr.LockedBy)
 		switch {

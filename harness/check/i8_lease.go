@@ -52,7 +52,7 @@ func (ix *index) judgeLeaseRecovery(t *tally) Result {
 	for _, e := range ix.events {
 		for _, h := range ix.holds[e.ID] {
 			n[ix.checkRecovery(t, e, h)]++
-			if d, ok := takeoverDelay(h); ok {
+			if d, ok := takeoverDelay(h, leaseStep(ix.run)); ok {
 				delays = append(delays, d)
 			}
 		}
@@ -61,30 +61,32 @@ func (ix *index) judgeLeaseRecovery(t *tally) Result {
 	if n[recoveryJudged] == 0 {
 		t.nothing(recoveryReason(n))
 	}
-	r := t.result(recoveryReason(n))
+	r := withSteps(t.result(recoveryReason(n)), ix.run, history.ColumnLockedUntil)
 	r.Takeover = NewDistribution(delays)
 	return r
 }
 
 // takeoverDelay is how long after its lease ran out hold h was taken over or
 // recovered; ok is false for a hold that ended otherwise, or not at all.
-func takeoverDelay(h hold) (time.Duration, bool) {
+// step is the lease column's (leaseStep).
+func takeoverDelay(h hold, step time.Duration) (time.Duration, bool) {
 	if h.End == nil || h.Until == nil || (h.EndMove != moveTakeover && h.EndMove != moveRecovery) {
 		return 0, false
 	}
 	d := h.End.At.Sub(*h.Until)
-	if d < -DBSlack {
+	if d < -DBSlack-step {
 		return 0, false // a takeover before the lease ran out: I5's
 	}
 	return max(d, 0), true
 }
 
 // endedByRecovery reports a claim ended by a takeover or a recovery at (or,
-// within DBSlack, just before) its lease end: it expired, however promptly
-// another instance took it; a dispatcher whose claimers take expired rows
-// over directly often does so within milliseconds of the lease end.
-func endedByRecovery(h hold) bool {
-	_, ok := takeoverDelay(h)
+// within DBSlack and the lease column's step, just before) its lease end:
+// it expired, however promptly another instance took it; a dispatcher
+// whose claimers take expired rows over directly often does so within
+// milliseconds of the lease end.
+func endedByRecovery(h hold, step time.Duration) bool {
+	_, ok := takeoverDelay(h, step)
 	return ok
 }
 
@@ -115,7 +117,8 @@ func recoveryReason(n map[recovery]int) string {
 
 // checkRecovery judges one claim.
 func (ix *index) checkRecovery(t *tally, e history.Event, h hold) recovery {
-	if h.Until == nil || (h.End != nil && !h.End.At.After(h.Until.Add(DBSlack)) && !endedByRecovery(h)) {
+	step := leaseStep(ix.run)
+	if h.Until == nil || (h.End != nil && !h.End.At.After(h.Until.Add(DBSlack+step)) && !endedByRecovery(h, step)) {
 		return recoveryNone
 	}
 	lv := ix.lv
@@ -138,7 +141,7 @@ func (ix *index) checkRecovery(t *tally, e history.Event, h hold) recovery {
 		}
 		return recoveryJudged
 	}
-	late := h.End != nil && h.End.At.After(d.Add(DBSlack))
+	late := h.End != nil && h.End.At.After(d.Add(DBSlack+step))
 	never := h.End == nil && d.Add(ClockSlack).Before(runEnd(ix.run))
 	if !late && !never {
 		return recoveryJudged

@@ -214,7 +214,7 @@ const FutureSlack = 5 * time.Millisecond
 // (nil when no claim was recorded before it); next is the time of the
 // event's next transition (zero for none). For moveUnclear it says why.
 func (c moveReader) returnMove(h *hold, t history.Transition, next time.Time) (move, string) {
-	slack := DBSlack + storeDelay(c.run, t.At)
+	slack := DBSlack + storeDelay(c.run, t.At) + leaseStep(c.run)
 	if h != nil && h.Until != nil && !t.At.Before(h.Until.Add(-slack)) {
 		return moveRecovery, ""
 	}

@@ -121,6 +121,38 @@ func overlaps(f history.Fault, from, to time.Time) bool {
 	return f.End.IsZero() || !f.End.Before(from)
 }
 
+// leaseStep and backoffStep are the steps of the outbox's lease and backoff
+// columns as the run read them from the server (history.Model.Granularity;
+// zero for microseconds): a time read back from such a column may lie up to
+// a step before (cut) or half a step after (rounded) the one the
+// dispatcher wrote, so every comparison with it allows a step.
+func leaseStep(run history.Run) time.Duration {
+	return run.Meta.Model.Granularity(history.ColumnLockedUntil)
+}
+
+func backoffStep(run history.Run) time.Duration {
+	return run.Meta.Model.Granularity(history.ColumnAvailableAt)
+}
+
+// withSteps adds to r's reason, when it passed or failed, which of columns
+// keep less than microseconds on the run's server and the step each
+// comparison with them allowed.
+func withSteps(r Result, run history.Run, columns ...string) Result {
+	if r.Verdict != Pass && r.Verdict != Fail {
+		return r
+	}
+	var parts []string
+	for _, c := range columns {
+		if g := run.Meta.Model.Granularity(c); g > 0 {
+			parts = append(parts, fmt.Sprintf("%s keeps steps of %s", c, g))
+		}
+	}
+	if len(parts) > 0 {
+		r.Reason += " (" + strings.Join(parts, ", ") + " on this server: each comparison with it allowed one step)"
+	}
+	return r
+}
+
 // storeDelay is the extra delay the store's latency faults add around t:
 // the sum of the "latency" and "jitter" parameters (Go durations, or
 // milliseconds) of every fault on the store whose window contains t. A time a dispatcher computes in

@@ -24,6 +24,34 @@ type Model struct {
 	// Store is the database the outbox lives in: "" for MySQL or MariaDB,
 	// "postgres".
 	Store string `json:"store,omitempty"`
+	// Precision holds the fractional digits of the outbox's lease and
+	// backoff columns (ColumnLockedUntil, ColumnAvailableAt) where the
+	// server keeps fewer than microseconds, as the run read them from the
+	// server's catalog: a value written there is cut (MariaDB) or rounded
+	// (MySQL, PostgreSQL) to that many digits. Absent: microseconds.
+	Precision map[string]int `json:"precision,omitempty"`
+}
+
+// The time columns whose precision Model.Precision records.
+const (
+	ColumnLockedUntil = "locked_until"
+	ColumnAvailableAt = "available_at"
+)
+
+// Granularity is the step of column's stored times: 1 s for whole seconds,
+// 1 ms for three digits, 0 for microseconds (or a column not recorded). A
+// time written there may read back up to one step earlier (cut) or half a
+// step later (rounded) than written.
+func (m Model) Granularity(column string) time.Duration {
+	p, ok := m.Precision[column]
+	if !ok || p >= 6 || p < 0 {
+		return 0
+	}
+	g := time.Second
+	for range p {
+		g /= 10
+	}
+	return g
 }
 
 // Forms of Model.Form.

@@ -77,6 +77,12 @@ func (r *session) openDatabase(ctx context.Context) error {
 	if err := r.narrowLastError(ctx, st.Name(), m); err != nil {
 		return err
 	}
+	if err := r.wholeSeconds(ctx, st, m); err != nil {
+		return err
+	}
+	if err := r.readPrecision(ctx, st, m); err != nil {
+		return err
+	}
 	if err := st.InstallTriggers(ctx, db, m); err != nil {
 		return fmt.Errorf("install history triggers: %w", err)
 	}

@@ -40,6 +40,14 @@ func OutboxModel(a supervisor.Adapter) history.Model {
 	return m
 }
 
+// outboxModel is the adapter's OutboxModel with the precision the run
+// read from the server.
+func (r *session) outboxModel() history.Model {
+	m := OutboxModel(r.o.Adapter)
+	m.Precision = r.precision
+	return m
+}
+
 // NotApplicable says why scenario s cannot exercise anything on an outbox
 // of model m: every invariant it exists to exercise is not applicable
 // there. "" when it can (or exercises nothing in particular).

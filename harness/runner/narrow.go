@@ -29,7 +29,7 @@ func (r *session) narrowLastError(ctx context.Context, storeName string, m schem
 	if _, err := r.db.ExecContext(ctx, stmt); err != nil {
 		return fmt.Errorf("narrow %s.%s to VARCHAR(%d) for scenario %s: %w", m.Outbox.Table, m.Outbox.LastError, w, r.o.Scenario.Name, err)
 	}
-	r.narrowed, r.narrowedAt = stmt, time.Now().UTC()
+	r.narrowed, r.schemaChangedAt = stmt, time.Now().UTC()
 	r.log("setup: %s", stmt)
 	return nil
 }
@@ -55,15 +55,84 @@ func quoteName(name, q string) string {
 	return strings.Join(parts, ".")
 }
 
-// recordNarrowed records the narrowing as a fault that held for the whole
-// run: what the failure-write landing rests on.
-func (r *session) recordNarrowed() {
-	if r.narrowed == "" {
-		return
-	}
+// recordSchemaChanges records the narrowing and the coarsening as faults that
+// held for the whole run: what the failure-write and whole-seconds
+// landings rest on.
+func (r *session) recordSchemaChanges() {
 	m := r.o.Adapter.Schema()
-	id := r.rec.StartFault(history.Fault{Kind: history.FaultNarrowColumn, Target: "schema", Start: r.narrowedAt, Params: map[string]string{
-		"table": m.Outbox.Table, "column": m.Outbox.LastError, "width": strconv.Itoa(r.o.Scenario.LastErrorWidth), "statement": r.narrowed,
-	}})
-	r.rec.EndFault(id, r.narrowedAt)
+	if r.narrowed != "" {
+		id := r.rec.StartFault(history.Fault{Kind: history.FaultNarrowColumn, Target: "schema", Start: r.schemaChangedAt, Params: map[string]string{
+			"table": m.Outbox.Table, "column": m.Outbox.LastError, "width": strconv.Itoa(r.o.Scenario.LastErrorWidth), "statement": r.narrowed,
+		}})
+		r.rec.EndFault(id, r.schemaChangedAt)
+	}
+	if len(r.coarsened) > 0 {
+		var cols []string
+		for _, c := range timeColumns(m) {
+			cols = append(cols, c.name)
+		}
+		id := r.rec.StartFault(history.Fault{Kind: history.FaultCoarsenColumns, Target: "schema", Start: r.schemaChangedAt, Params: map[string]string{
+			"table": m.Outbox.Table, "columns": strings.Join(cols, ","), "statements": strings.Join(r.coarsened, "; "),
+		}})
+		r.rec.EndFault(id, r.schemaChangedAt)
+	}
+}
+
+// timeColumn is one of the outbox's lease and backoff columns: its
+// canonical name (history.ColumnLockedUntil, ColumnAvailableAt) and the
+// dispatcher's.
+type timeColumn struct{ canonical, name string }
+
+// timeColumns are the lease and backoff columns the mapping has.
+func timeColumns(m schema.Mapping) []timeColumn {
+	var out []timeColumn
+	if m.Outbox.LockedUntil != "" {
+		out = append(out, timeColumn{history.ColumnLockedUntil, m.Outbox.LockedUntil})
+	}
+	if m.Outbox.AvailableAt != "" {
+		out = append(out, timeColumn{history.ColumnAvailableAt, m.Outbox.AvailableAt})
+	}
+	return out
+}
+
+// wholeSeconds alters the outbox's lease and backoff columns to whole
+// seconds (Scenario.WholeSeconds), keeping their type, nullability and
+// default, before the triggers are installed and any row exists.
+func (r *session) wholeSeconds(ctx context.Context, st store.Store, m schema.Mapping) error {
+	if !r.o.Scenario.WholeSeconds {
+		return nil
+	}
+	for _, c := range timeColumns(m) {
+		stmt, err := st.WholeSeconds(ctx, r.db, m.Outbox.Table, c.name)
+		if err != nil {
+			return fmt.Errorf("whole seconds for scenario %s: %w", r.o.Scenario.Name, err)
+		}
+		if _, err := r.db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("whole seconds for scenario %s: %s: %w", r.o.Scenario.Name, stmt, err)
+		}
+		r.coarsened = append(r.coarsened, stmt)
+		r.log("setup: %s", stmt)
+	}
+	r.schemaChangedAt = time.Now().UTC()
+	return nil
+}
+
+// readPrecision reads how many fractional digits the server keeps in the
+// outbox's lease and backoff columns, and keeps those with fewer than six
+// for the history (history.Model.Precision): the checkers allow a step of
+// the column wherever they compare a time read back from it.
+func (r *session) readPrecision(ctx context.Context, st store.Store, m schema.Mapping) error {
+	for _, c := range timeColumns(m) {
+		p, err := st.TimePrecision(ctx, r.db, m.Outbox.Table, c.name)
+		if err != nil {
+			return fmt.Errorf("precision of the outbox's %s: %w", c.canonical, err)
+		}
+		if p < 6 {
+			if r.precision == nil {
+				r.precision = map[string]int{}
+			}
+			r.precision[c.canonical] = p
+		}
+	}
+	return nil
 }

@@ -42,6 +42,12 @@ type Store interface {
 	ReadTransitions(ctx context.Context, db *sql.DB, m schema.Mapping, afterSeq int64) ([]history.Transition, error)
 	ScanOutbox(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.OutboxRow, error)
 	ScanJobs(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.JobRow, error)
+	// TimePrecision is how many fractional digits of a second the server
+	// keeps in table's time column (6: microseconds; precision.go).
+	TimePrecision(ctx context.Context, db *sql.DB, table, column string) (int, error)
+	// WholeSeconds is the statement that alters table's time column to
+	// whole seconds, keeping its type, nullability and default.
+	WholeSeconds(ctx context.Context, db *sql.DB, table, column string) (string, error)
 }
 
 // Names of the stores.
@@ -113,4 +119,12 @@ func (postgresStore) ScanOutbox(ctx context.Context, db *sql.DB, m schema.Mappin
 
 func (postgresStore) ScanJobs(ctx context.Context, db *sql.DB, m schema.Mapping) ([]history.JobRow, error) {
 	return postgres.ScanJobs(ctx, db, m)
+}
+
+func (postgresStore) TimePrecision(ctx context.Context, db *sql.DB, table, column string) (int, error) {
+	return postgres.TimePrecision(ctx, db, table, column)
+}
+
+func (postgresStore) WholeSeconds(ctx context.Context, db *sql.DB, table, column string) (string, error) {
+	return postgres.WholeSeconds(ctx, db, table, column)
 }

@@ -21,6 +21,7 @@ type event struct {
 type batch struct {
 	token  string
 	events []event
+	until  time.Time // lease-end-fence: the lease end the claim wrote, as computed here
 }
 
 func (b *batch) ids() []int64 {
@@ -115,6 +116,12 @@ func (d *Dispatcher) markClaimed(ctx context.Context, ex querier, b *batch, guar
 	}
 	if d.flow.localTimes {
 		lease, leaseArg = `?`, localWall(time.Now().Add(d.cfg.Lease)) // local-zone-times
+	}
+	if d.flow.leaseEndFence {
+		// lease-end-fence: the lease end, to the microsecond, is also
+		// what its finalize will recognise its rows by.
+		b.until = time.Now().Add(d.cfg.Lease).UTC().Truncate(time.Microsecond)
+		lease, leaseArg = `?`, b.until
 	}
 	query := `UPDATE ` + dispatchkit.OutboxByID + ` SET status = 'processing', locked_by = ?, lock_token = ?,
 		locked_until = ` + lease + `, attempts = attempts + 1

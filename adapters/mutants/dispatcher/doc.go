@@ -129,6 +129,12 @@
 //	read-only-as-permanent         finalize: the store's read-only refusal (1290, 1836) is
 //	                               a verdict on the batch: once the store takes writes again
 //	                               its events are written failed, valid ones included
+//	lease-end-fence                claim and finalize: the claim writes the lease end
+//	                               computed here (time.Now() + lease, to the microsecond),
+//	                               and the finalize recognises its rows by locked_until
+//	                               equal to it instead of by the token: a column that keeps
+//	                               whole seconds cut the value, so it finds none of its rows
+//	                               and they go round for ever (caught under whole-seconds)
 //
 // # Modes (OUTBOXCHAOS_MODE)
 //

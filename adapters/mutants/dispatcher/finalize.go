@@ -65,12 +65,23 @@ func (d *Dispatcher) finalizeOnWake(ctx context.Context, b *batch, fates []fate,
 	return err
 }
 
-// guard is the WHERE clause suffix of a fenced write (one token argument).
-func (d *Dispatcher) guard(token string) (string, []any) {
+// guard is the WHERE clause suffix of a fenced write of b's rows.
+func (d *Dispatcher) guard(b *batch) (string, []any) {
 	if !d.fenced() {
 		return "", nil
 	}
-	return ` AND status = 'processing' AND lock_token = ?`, []any{token}
+	col, arg := d.fence(b)
+	return ` AND status = 'processing' AND ` + col + ` = ?`, []any{arg}
+}
+
+// fence is the column that tells b's rows are still ours, and b's value of
+// it: the lock token, or in lease-end-fence the lease end b's claim wrote,
+// as this instance computed it.
+func (d *Dispatcher) fence(b *batch) (string, any) {
+	if d.flow.leaseEndFence {
+		return "locked_until", b.until
+	}
+	return "lock_token", b.token
 }
 
 // lockOurs returns the events of b this finalize may write: those still
@@ -86,9 +97,10 @@ func (d *Dispatcher) lockOurs(ctx context.Context, tx *sql.Tx, b *batch) (map[in
 	// By primary key (dispatchkit.OutboxByID): on a small table the
 	// optimizer picks a full scan, and a locking read that scans waits for
 	// every row another finalize holds.
+	col, arg := d.fence(b)
 	rows, err := tx.QueryContext(ctx, `SELECT id FROM `+dispatchkit.OutboxByID+`
-		WHERE id IN `+dispatchkit.InList(len(b.events))+` AND status = 'processing' AND lock_token = ? FOR UPDATE`,
-		append(dispatchkit.Args(b.ids()), b.token)...)
+		WHERE id IN `+dispatchkit.InList(len(b.events))+` AND status = 'processing' AND `+col+` = ? FOR UPDATE`,
+		append(dispatchkit.Args(b.ids()), arg)...)
 	if err != nil {
 		return nil, fmt.Errorf("lock held events: %w", err)
 	}
@@ -122,9 +134,9 @@ func (d *Dispatcher) writeFates(ctx context.Context, tx *sql.Tx, b *batch, fates
 				jobs = append(jobs, e.jobID)
 			}
 		case fateFail:
-			err = d.writeFailed(ctx, tx, b.token, e, f.text)
+			err = d.writeFailed(ctx, tx, b, e, f.text)
 		case fateRetry:
-			err = d.writeTransient(ctx, tx, b.token, e, f.text)
+			err = d.writeTransient(ctx, tx, b, e, f.text)
 		default:
 			err = fmt.Errorf("event %d has no decided fate", e.id)
 		}
@@ -132,7 +144,7 @@ func (d *Dispatcher) writeFates(ctx context.Context, tx *sql.Tx, b *batch, fates
 			return err
 		}
 	}
-	if err := d.writePublished(ctx, tx, b.token, published); err != nil {
+	if err := d.writePublished(ctx, tx, b, published); err != nil {
 		return err
 	}
 	if !d.flow.queueJobs {
@@ -143,11 +155,11 @@ func (d *Dispatcher) writeFates(ctx context.Context, tx *sql.Tx, b *batch, fates
 
 // writePublished closes events as published; locked_by and lock_token stay,
 // so the row shows who finalized it.
-func (d *Dispatcher) writePublished(ctx context.Context, tx *sql.Tx, token string, ids []int64) error {
+func (d *Dispatcher) writePublished(ctx context.Context, tx *sql.Tx, b *batch, ids []int64) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	g, gArgs := d.guard(token)
+	g, gArgs := d.guard(b)
 	_, err := tx.ExecContext(ctx, `UPDATE `+dispatchkit.OutboxByID+` SET status = 'published', published_at = NOW(6), locked_until = NULL
 		WHERE id IN `+dispatchkit.InList(len(ids))+g, append(dispatchkit.Args(ids), gArgs...)...)
 	if err != nil {
@@ -170,8 +182,8 @@ func queueJobs(ctx context.Context, tx *sql.Tx, jobIDs []string) error {
 	return nil
 }
 
-func (d *Dispatcher) writeFailed(ctx context.Context, tx *sql.Tx, token string, e event, text string) error {
-	g, gArgs := d.guard(token)
+func (d *Dispatcher) writeFailed(ctx context.Context, tx *sql.Tx, b *batch, e event, text string) error {
+	g, gArgs := d.guard(b)
 	_, err := tx.ExecContext(ctx, `UPDATE `+dispatchkit.OutboxByID+` SET status = 'failed', last_error = ?, locked_until = NULL
 		WHERE id = ?`+g, append([]any{d.lastError(ctx, tx, text), e.id}, gArgs...)...)
 	if err != nil && d.flow.unfitted {
@@ -179,7 +191,7 @@ func (d *Dispatcher) writeFailed(ctx context.Context, tx *sql.Tx, token string, 
 		// error (InnoDB rolled back only the statement), and the event
 		// goes back to pending, with no bound: at the maximum its
 		// failure is written, and refused, again.
-		return d.writeRetry(ctx, tx, token, e, fmt.Sprintf("attempt %d of %d: %s", e.attempts, d.cfg.MaxAttempts, refusedText(err)))
+		return d.writeRetry(ctx, tx, b, e, fmt.Sprintf("attempt %d of %d: %s", e.attempts, d.cfg.MaxAttempts, refusedText(err)))
 	}
 	if err != nil {
 		return fmt.Errorf("mark failed: %w", err)
@@ -190,19 +202,19 @@ func (d *Dispatcher) writeFailed(ctx context.Context, tx *sql.Tx, token string, 
 // writeTransient handles a transient failure: failed at the maximum
 // attempts, else back to pending with "attempt n of m: <error>" (the number
 // makes consecutive errors differ) and available_at pushed out by backoff.
-func (d *Dispatcher) writeTransient(ctx context.Context, tx *sql.Tx, token string, e event, text string) error {
+func (d *Dispatcher) writeTransient(ctx context.Context, tx *sql.Tx, b *batch, e event, text string) error {
 	maxAttempts := d.cfg.MaxAttempts
 	attempt := fmt.Sprintf("attempt %d of %d: %s", e.attempts, maxAttempts, text)
 	if e.attempts >= maxAttempts && d.flow.failAtMax {
-		return d.writeFailed(ctx, tx, token, e, reference.ReasonMaxAttempts+": "+attempt)
+		return d.writeFailed(ctx, tx, b, e, reference.ReasonMaxAttempts+": "+attempt)
 	}
-	return d.writeRetry(ctx, tx, token, e, attempt)
+	return d.writeRetry(ctx, tx, b, e, attempt)
 }
 
 // writeRetry puts e back to pending with text and available_at pushed out
 // by backoff.
-func (d *Dispatcher) writeRetry(ctx context.Context, tx *sql.Tx, token string, e event, text string) error {
-	g, gArgs := d.guard(token)
+func (d *Dispatcher) writeRetry(ctx context.Context, tx *sql.Tx, b *batch, e event, text string) error {
+	g, gArgs := d.guard(b)
 	wait := d.backoff(e.attempts)
 	due, dueArg := `NOW(6) + INTERVAL ? MICROSECOND`, any(wait.Microseconds())
 	if d.flow.localTimes {

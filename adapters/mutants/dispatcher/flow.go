@@ -91,6 +91,12 @@ type flow struct {
 	// failed once the store takes writes again (true:
 	// read-only-as-permanent); the base leaves them to recovery.
 	readOnlyFails bool
+	// leaseEndFence: the claim writes the lease end computed here, to the
+	// microsecond, and the finalize recognises its rows by locked_until
+	// equal to it instead of by the token (true: lease-end-fence); where
+	// the column keeps whole seconds the server cut the value, and the
+	// finalize never finds its rows.
+	leaseEndFence bool
 
 	// Comparison modes; zero values mean the contract's configuration.
 	tickLock     bool          // take the Redis dispatch lock for each tick, one batch per tick
@@ -138,6 +144,7 @@ var bugs = []deviation{
 	{names.BugLocalZoneTimes, func(f *flow) { f.localTimes = true }},
 	{names.BugUnfittedFailure, func(f *flow) { f.unfitted = true }},
 	{names.BugReadOnlyAsPermanent, func(f *flow) { f.readOnlyFails = true }},
+	{names.BugLeaseEndFence, func(f *flow) { f.leaseEndFence = true }},
 }
 
 // modes lists the comparison designs.

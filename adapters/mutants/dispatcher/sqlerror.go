@@ -27,7 +27,7 @@ func (d *Dispatcher) failBatch(ctx context.Context, b *batch, cause error) error
 	defer cancel()
 	err := dispatchkit.InTx(ctx, d.db, func(tx *sql.Tx) error {
 		for _, e := range b.events {
-			if err := d.writeFailed(ctx, tx, b.token, e, "finalize: "+cause.Error()); err != nil {
+			if err := d.writeFailed(ctx, tx, b, e, "finalize: "+cause.Error()); err != nil {
 				return err
 			}
 		}

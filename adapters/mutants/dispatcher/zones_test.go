@@ -40,7 +40,7 @@ func TestLocalZoneTimesWriteTheProcesssWallTime(t *testing.T) {
 
 		tx, err := east.Begin()
 		require.NoError(t, err)
-		require.NoError(t, d.writeTransient(context.Background(), tx, b.token, b.events[0], "queue broken"))
+		require.NoError(t, d.writeTransient(context.Background(), tx, b, b.events[0], "queue broken"))
 		require.NoError(t, tx.Commit())
 		require.NoError(t, east.QueryRow(`SELECT TIMESTAMPDIFF(MICROSECOND, NOW(6), available_at) FROM outbox_events WHERE id = ?`, id).Scan(&micros))
 		off = time.Duration(micros) * time.Microsecond

@@ -41,6 +41,7 @@ const (
 	BugLocalZoneTimes              = "local-zone-times"
 	BugUnfittedFailure             = "unfitted-failure"
 	BugReadOnlyAsPermanent         = "read-only-as-permanent"
+	BugLeaseEndFence               = "lease-end-fence"
 )
 
 // Mode names: the values of OUTBOXCHAOS_MODE. A mode is a correct but slow
