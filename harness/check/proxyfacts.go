@@ -56,6 +56,21 @@ func namesJob(c history.Command, job string) bool {
 // every command still reaches the proxy, which records it.
 var delayOnly = map[string]bool{"latency": true, "bandwidth": true, "slicer": true}
 
+// holdsOnly tells a fault that stops the owner or holds its COMMIT and
+// then lets go, its links up all along: a pause (SIGSTOP, then SIGCONT;
+// the "pause" and "pause-trap" windows) sends nothing while it lasts and
+// everything after it through the proxy, and a held COMMIT that was not
+// cut completes. Neither keeps a command from the proxy's log.
+func holdsOnly(f history.Fault) bool {
+	switch f.Kind {
+	case history.FaultPause, history.FaultPauseTrap:
+		return true
+	case history.FaultFinalizeTrap:
+		return f.Params["cut"] != "true"
+	}
+	return false
+}
+
 // seenOnRedis lists the Redis fault kinds whose every effect on a command
 // the proxy's command log records: a refused write (queue-error,
 // redis-state) is an error reply, a lost reply (lost-reply-redis-add, and
@@ -215,25 +230,30 @@ func (c moveReader) holdSlot(h *hold) string {
 	return ""
 }
 
+// linkKeeping lists the process actions that leave an instance's links
+// up: its start, SIGTERM, and a pause (SIGSTOP, then SIGCONT).
+var linkKeeping = map[string]bool{"start": true, "term": true, "stop": true, "cont": true}
+
 // linkDown names what could have kept a command of the hold's owner from
 // reaching the proxy, or failed it unseen, in the hold (widened by
-// ClockSlack): a signal other than SIGTERM, a MySQL cut, or a fault in
-// effect that does not name another instance, unless it only slows links
-// (delayOnly) or is a Redis fault whose effects the log records
-// (seenOnRedis). "" when the owner's links were up.
+// ClockSlack): a kill or a restart (linkKeeping lists what is not), a
+// MySQL cut, or a fault in effect that does not name another instance,
+// unless it only slows links (delayOnly), is a Redis fault whose effects
+// the log records (seenOnRedis), or only holds the owner (holdsOnly). ""
+// when the owner's links were up.
 func (c moveReader) linkDown(h *hold, t history.Transition) string {
 	from, to := h.Start.Add(-ClockSlack), t.At.Add(ClockSlack)
 	for _, f := range c.run.Faults {
 		if !overlaps(f, from, to) || c.namesOther(f.Target, h.Owner) {
 			continue
 		}
-		if delayOnly[f.Kind] || seenOnRedis[f.Kind] && isRedisTarget(f.Target) {
+		if delayOnly[f.Kind] || seenOnRedis[f.Kind] && isRedisTarget(f.Target) || holdsOnly(f) {
 			continue
 		}
 		return fmt.Sprintf("fault %d (%s on %s) was in effect", f.ID, f.Kind, f.Target)
 	}
 	for _, p := range c.lv.procs[h.Owner] {
-		if p.Action != "start" && p.Action != "term" && !p.At.Before(from) && !p.At.After(to) {
+		if !linkKeeping[p.Action] && !p.At.Before(from) && !p.At.After(to) {
 			return fmt.Sprintf("%s %s at %s", h.Owner, actionVerb(p.Action), clock(p.At))
 		}
 	}

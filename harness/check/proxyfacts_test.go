@@ -95,6 +95,31 @@ func TestReturnWithALinkDownStaysInDoubt(t *testing.T) {
 	require.Contains(t, r.Reason, "after its SET on Redis at 10:00:00.300 not answered before its connection ended")
 }
 
+// A pause of the owner (SIGSTOP, then SIGCONT) and a COMMIT of its held
+// and let go keep its links up: with no command for its job, the return
+// is a release. A held COMMIT cut with its connection keeps the doubt.
+func TestReturnAfterAPauseOrAHeldCommitIsARelease(t *testing.T) {
+	for _, kind := range []string{"pause", "pause-trap", history.FaultFinalizeTrap} {
+		run := givenBack(kind, "d1", func(b *builder) {
+			b.commandsOn()
+			b.proc("d1", "stop", 300).proc("d1", "cont", 1300)
+		}).finish(3100, 12000, true)
+		require.Equal(t, moveRelease, movesOf(run, 1)[2], kind)
+		require.NotEqual(t, Unknown, Check(I6, run).Verdict, kind)
+	}
+	b := givenBack(history.FaultFinalizeTrap, "d1", func(b *builder) { b.commandsOn() })
+	withParams(b, map[string]string{"cut": "true"})
+	run := b.finish(3100, 12000, true)
+	require.Equal(t, moveUnclear, movesOf(run, 1)[2], "a cut COMMIT may have failed the owner's finalize unseen")
+	// A kill is no pause: the instance that comes back may have sent
+	// nothing yet, or something the proxy never saw.
+	run = givenBack("kill", "d1", func(b *builder) {
+		b.commandsOn()
+		b.proc("d1", "kill", 300)
+	}).finish(3100, 12000, true)
+	require.Equal(t, moveUnclear, movesOf(run, 1)[2])
+}
+
 func TestReturnAfterAFailedCommandForItsJobIsATransientFailure(t *testing.T) {
 	for _, c := range []struct{ kind, outcome string }{
 		{"queue-error", history.CommandError},

@@ -2,7 +2,6 @@ package faultproxy
 
 import (
 	"database/sql"
-	"net/url"
 	"testing"
 	"time"
 
@@ -17,21 +16,11 @@ import (
 // link, the database's URL through the link and the log's records.
 func pgLoggedLink(t *testing.T, seed int64, name string) (*sql.DB, *Proxy, string, *commandSink) {
 	t.Helper()
-	ctx := localtest.Context(t)
-	direct, dbURL := localtest.Postgres(t)
-	for _, stmt := range counterTable {
-		_, err := direct.ExecContext(ctx, stmt)
-		require.NoError(t, err, stmt)
-	}
 	s := newServer(t, seed)
 	sink := &commandSink{}
 	require.NoError(t, s.RecordCommands(CommandLog{Needle: "j-run-", Record: sink.record}))
-	u, err := url.Parse(dbURL)
-	require.NoError(t, err)
-	p, err := s.Link(name, u.Host)
-	require.NoError(t, err)
-	u.Host = p.Addr()
-	return direct, p, u.String(), sink
+	direct, p, u := pgLinkThrough(t, s, name, counterTable...)
+	return direct, p, u, sink
 }
 
 // A PostgreSQL link's log records each statement that failed, the server's

@@ -22,6 +22,12 @@ import (
 // database's URL through the link.
 func pgLink(t *testing.T, seed int64, setup ...string) (*sql.DB, *Proxy, string) {
 	t.Helper()
+	return pgLinkThrough(t, newServer(t, seed), "postgres", setup...)
+}
+
+// pgLinkThrough is pgLink through server s, on a link called name.
+func pgLinkThrough(t *testing.T, s *Server, name string, setup ...string) (*sql.DB, *Proxy, string) {
+	t.Helper()
 	ctx := localtest.Context(t)
 	direct, dbURL := localtest.Postgres(t)
 	for _, stmt := range setup {
@@ -30,7 +36,7 @@ func pgLink(t *testing.T, seed int64, setup ...string) (*sql.DB, *Proxy, string)
 	}
 	u, err := url.Parse(dbURL)
 	require.NoError(t, err)
-	p, err := newServer(t, seed).Link("postgres", u.Host)
+	p, err := s.Link(name, u.Host)
 	require.NoError(t, err)
 	u.Host = p.Addr()
 	q := u.Query()

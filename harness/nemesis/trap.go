@@ -30,7 +30,7 @@ const signalBuffer = 4096
 // Fault kinds the traps record (see doc.go for their params).
 const (
 	FaultWindowTrapMiss = "window-trap-miss"
-	FaultPauseTrap      = "pause-trap"
+	FaultPauseTrap      = history.FaultPauseTrap
 	FaultPauseTrapMiss  = "pause-trap-miss"
 )
 

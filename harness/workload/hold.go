@@ -65,6 +65,32 @@ type holds struct {
 	mu    sync.Mutex
 	first error
 	end   chan struct{} // closed once the last event is sent
+	// cut is closed, and replaced, when the producer's own INSERT met a
+	// lock wait timeout or a deadlock (cutLate): the late holds open then
+	// end at once.
+	cut chan struct{}
+}
+
+// cutLate ends the late holds open now. A late-held transaction waits for
+// the producer's last event, and the producer's INSERT may wait, through a
+// dispatcher's claim queued behind the held row's lock, on that very
+// transaction: a cycle that passes through the producer's goroutine, which
+// the server cannot see as a deadlock, so each INSERT would wait out the
+// server's lock wait timeout until the producer gave up. An application's
+// transactions do not wait on each other that way. The held events are
+// still recorded with how long they were held; later holds are late again.
+func (h *holds) cutLate() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	close(h.cut)
+	h.cut = make(chan struct{})
+}
+
+// cutSignal is the channel the next cutLate closes.
+func (h *holds) cutSignal() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.cut
 }
 
 func (h *holds) fail(err error) {
@@ -91,17 +117,19 @@ func (h *holds) wait() error {
 // after d (after the last event is sent and then d, when late) and records
 // it then; Committing is when the COMMIT was sent.
 func (p *Producer) startHeld(ctx context.Context, hs *holds, ev planned, d time.Duration, late bool) error {
-	tx, id, err := p.insertOne(ctx, ev)
+	tx, id, err := p.insertHeld(ctx, ev, hs.cutLate)
 	if err != nil {
 		return err
 	}
 	began := time.Now()
+	cut := hs.cutSignal()
 	hs.wg.Add(1)
 	go func() {
 		defer hs.wg.Done()
 		if late {
 			select {
 			case <-hs.end:
+			case <-cut:
 			case <-ctx.Done():
 			}
 		}
@@ -114,6 +142,16 @@ func (p *Producer) startHeld(ctx context.Context, hs *holds, ev planned, d time.
 		}
 	}()
 	return nil
+}
+
+// insertHeld is insertOne, written again after a deadlock or lock wait
+// timeout as commitOne does, calling conflicted at each.
+func (p *Producer) insertHeld(ctx context.Context, ev planned, conflicted func()) (tx *sql.Tx, id int64, err error) {
+	err = retryLockConflicts(ctx, conflicted, func() (err error) {
+		tx, id, err = p.insertOne(ctx, ev)
+		return err
+	})
+	return tx, id, err
 }
 
 // commitHeld commits tx after d and records its event, with held(sent)

@@ -2,11 +2,16 @@ package workload_test
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/stretchr/testify/require"
 
+	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
+	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 )
 
@@ -66,12 +71,7 @@ func TestLateHoldsCommitAfterTheLastEvent(t *testing.T) {
 	cfg.Rate = 200
 	require.NoError(t, newProducer(t, cfg).Produce(context.Background(), 40))
 	events := recorded(t, rec, 40)
-	var lastSent time.Time
-	for _, e := range events {
-		if e.Committing.IsZero() && e.Produced.After(lastSent) {
-			lastSent = e.Produced
-		}
-	}
+	lastSent := lastSentAt(events)
 	late := 0
 	for _, e := range events {
 		if e.Held.D() > 100*time.Millisecond {
@@ -80,4 +80,73 @@ func TestLateHoldsCommitAfterTheLastEvent(t *testing.T) {
 		}
 	}
 	require.Positive(t, late, "some first-half event was held late")
+}
+
+// A late hold ends early once the producer's own INSERT meets a lock wait
+// timeout: a claim queued behind the held row can hold up the INSERT, and
+// the held transaction would otherwise wait for the producer's last event,
+// which waits on the INSERT. Here a transaction locks the gap above every
+// row (as a claim scanning to the end does) for longer than the producer's
+// lock wait timeout: the producer rides it out, every event is recorded,
+// and the late holds open then commit before the last event is sent.
+func TestLateHoldsEndWhenTheProducerWaitsOnALock(t *testing.T) {
+	db, dsn := localtest.MySQLWith(t, schema.Reference().DDL...)
+	cfg, err := mysql.ParseDSN(dsn)
+	require.NoError(t, err)
+	if cfg.Params == nil {
+		cfg.Params = map[string]string{}
+	}
+	cfg.Params["innodb_lock_wait_timeout"] = "1"
+	short, err := sql.Open("mysql", cfg.FormatDSN())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = short.Close() })
+	rec := history.NewRecorder(history.Meta{})
+	pc := producerConfig(short, 3, "cut", rec)
+	pc.Hold = workload.Hold{Share: 0.5, Min: 50 * time.Millisecond, Max: 60 * time.Millisecond, Late: 1}
+	pc.Rate = 20
+	blocked := make(chan error, 1)
+	go func() { blocked <- lockTheTail(db, rec, 1500*time.Millisecond) }()
+	require.NoError(t, newProducer(t, pc).Produce(context.Background(), 40))
+	require.NoError(t, <-blocked)
+	events := recorded(t, rec, 40)
+	lastSent := lastSentAt(events)
+	cut := 0
+	for _, e := range events {
+		if e.Held.D() > 100*time.Millisecond && e.Committing.Before(lastSent) {
+			cut++
+		}
+	}
+	require.Positive(t, cut, "a late hold open at the lock wait ended before the last event")
+}
+
+// lockTheTail waits for the producer's fifth recorded event, then holds
+// the gap above every row for d.
+func lockTheTail(db *sql.DB, rec *history.Recorder, d time.Duration) error {
+	for rec.EventCount() < 5 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	rows, err := tx.Query("SELECT id FROM outbox_events WHERE id > 1000000 FOR UPDATE")
+	if err != nil {
+		return err
+	}
+	_ = rows.Close()
+	time.Sleep(d)
+	return tx.Commit()
+}
+
+// lastSentAt is when the last event committed at once (not held) was
+// recorded: the producer had sent its last event by then.
+func lastSentAt(events []history.Event) time.Time {
+	var last time.Time
+	for _, e := range events {
+		if e.Committing.IsZero() && e.Produced.After(last) {
+			last = e.Produced
+		}
+	}
+	return last
 }

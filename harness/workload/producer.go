@@ -156,7 +156,7 @@ func (p *Producer) Produce(ctx context.Context, n int) error {
 	if n < 0 {
 		return fmt.Errorf("produce: n is %d; use 0 or more", n)
 	}
-	hs := holds{end: make(chan struct{})}
+	hs := holds{end: make(chan struct{}), cut: make(chan struct{})}
 	err := p.produce(ctx, n, &hs)
 	close(hs.end)
 	if werr := hs.wait(); err == nil {
@@ -181,7 +181,7 @@ func (p *Producer) produce(ctx context.Context, n int, hs *holds) error {
 			}
 			continue
 		}
-		id, err := p.commitOne(ctx, ev)
+		id, err := p.commitOne(ctx, ev, hs.cutLate)
 		if err != nil {
 			return fmt.Errorf("produce event %d of %d (job %s): %w", i+1, n, ev.jobID, err)
 		}
@@ -206,15 +206,30 @@ func (p *Producer) pace(ctx context.Context, start time.Time, i int) error {
 // settles the event: the transaction is written again unless it committed.
 // A deadlock or lock wait timeout (a dispatcher's claim holding gap locks
 // the INSERT waits on) rolls the transaction back, and it is written again,
-// as an application would: the run is not the producer's to abort.
-func (p *Producer) commitOne(ctx context.Context, ev planned) (int64, error) {
+// as an application would: the run is not the producer's to abort. Each
+// conflict calls conflicted first (holds.cutLate).
+func (p *Producer) commitOne(ctx context.Context, ev planned, conflicted func()) (int64, error) {
+	var id int64
+	err := retryLockConflicts(ctx, conflicted, func() (err error) {
+		id, err = p.commitOnce(ctx, ev)
+		return err
+	})
+	return id, err
+}
+
+// retryLockConflicts runs write until it does not fail on a deadlock or
+// lock wait timeout (lockConflict), at most lockConflictAttempts times,
+// calling conflicted after each conflict and waiting a little longer each
+// time.
+func retryLockConflicts(ctx context.Context, conflicted func(), write func() error) error {
 	for attempt := 1; ; attempt++ {
-		id, err := p.commitOnce(ctx, ev)
+		err := write()
 		if err == nil || !lockConflict(err) || attempt == lockConflictAttempts {
-			return id, err
+			return err
 		}
+		conflicted()
 		if err := sleep.For(ctx, time.Duration(attempt)*10*time.Millisecond); err != nil {
-			return 0, err
+			return err
 		}
 	}
 }
