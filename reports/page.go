@@ -44,6 +44,7 @@ type runPage struct {
 	FindingsMore  int
 	Invariants    []invariantRow
 	Landing       []landingRow
+	LostAdds      lostAddsView
 	Declarations  []declarationView
 	Violated      []violatedInvariant
 	Timeline      timeline
@@ -79,6 +80,35 @@ func declarationViews(ds []declare.Suggestion) []declarationView {
 		out = append(out, declarationView{Section: d.Section, Settles: strings.Join(d.Settles, ", "), Why: d.Why, YAML: d.YAML})
 	}
 	return out
+}
+
+// lostAddsView is the page's account of the jobs Redis lost: how many,
+// the first few in words, and what a dispatcher can do.
+type lostAddsView struct {
+	Count, Acknowledged, Recreated int
+	Lines                          []string
+	Omitted                        int
+	Advice                         string
+}
+
+// lostAddsShown bounds the lost jobs the page lists one by one.
+const lostAddsShown = 10
+
+func newLostAddsView(ls []check.LostAdd) lostAddsView {
+	v := lostAddsView{Count: len(ls), Advice: check.LostAddsAdvice}
+	for i, l := range ls {
+		if l.Acknowledged {
+			v.Acknowledged++
+		}
+		if !l.Recreated.IsZero() {
+			v.Recreated++
+		}
+		if i < lostAddsShown {
+			v.Lines = append(v.Lines, l.String())
+		}
+	}
+	v.Omitted = len(ls) - len(v.Lines)
+	return v
 }
 
 type landingRow struct {
@@ -149,6 +179,7 @@ func newRunPage(run history.Run, res verdict.Results) runPage {
 		Exercises:     strings.Join(res.Run.Exercises, ", "),
 		Invariants:    invariantRows(res.Invariants, res.Run.Exercises),
 		Landing:       landingRows(res.Landing),
+		LostAdds:      newLostAddsView(res.LostAdds),
 		Declarations:  declarationViews(res.Declarations),
 		Timeline:      buildTimeline(run, s),
 		Backlog:       backlogChart(run, ix, s),

@@ -30,12 +30,24 @@ func Build(run history.Run, results []check.Result) verdict.Results {
 		Invariants:    invariants,
 		Landing:       landing,
 		Declarations:  redactDeclarations(check.Declarations(run, results)),
+		LostAdds:      lostAddsOf(run),
 		Counts:        countRun(run, ix),
 		Latency:       summarizeLatency(ix.latencies()),
 		Duration:      history.Duration(runSpan(run).duration()),
 		Faults:        history.RedactFaults(run.Faults),
 		Gaps:          history.RedactGaps(run.Gaps),
 	}
+}
+
+// lostAddsOf lists the adds Redis lost; never nil, so results.json always
+// holds the list. Its fields are ids and times the harness made: nothing
+// to redact.
+func lostAddsOf(run history.Run) []check.LostAdd {
+	l := check.LostAdds(run)
+	if l == nil {
+		l = []check.LostAdd{}
+	}
+	return l
 }
 
 // findingsOf groups redacted results' violations; never nil, so results.json

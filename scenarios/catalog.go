@@ -25,7 +25,7 @@ func All() []runner.Scenario {
 		redisLatency(), redisOutage(), mysqlLatency(), mysqlOutage(),
 		queueError(), lostReplyRedis(), lostReplyMySQLCommit(), poison(), gracefulShutdown(),
 		dedupeHorizon(), redisRestart(), clockSkew(), ordering(),
-		commitOrderGaps(), lockConflicts(), mysqlRestart(), transientStates(), failureWrite(), halfOpen(), timeZones(), Random(),
+		commitOrderGaps(), lockConflicts(), mysqlRestart(), transientStates(), failureWrite(), halfOpen(), timeZones(), wholeSeconds(), redisLosesAdds(), Random(),
 	}
 	return list
 }

@@ -151,7 +151,11 @@ func restartWhilePaused(ctx context.Context, n *nemesis.Nemesis, lease time.Dura
 // noeviction (OOM), each answering every write (the adds) with the
 // server's own error reply (jobrunr/jobrunr #1264, immich-app/immich
 // #17600, OptimalBits/bull #416, redis/go-redis #1131, redis/ioredis
-// #1015). Then, still inside the load (1400 events at 100/s), the store is
+// #1015). Then, where Redis is the harness's own, the real OOM for 1.5 s:
+// the server itself over its memory limit (CONFIG SET maxmemory 1,
+// noeviction) refuses every write, the harness's consumer's and list
+// archiver's included, which retry it out. Then, still inside the load
+// (1650 events at 100/s), the store is
 // read-only for 2.5 s twice (a failover's old primary, or one not yet
 // promoted). First, where the store is the harness's own MySQL server, the
 // server itself: SET GLOBAL read_only = ON the moment Redis shows the add
@@ -163,13 +167,15 @@ func restartWhilePaused(ctx context.Context, n *nemesis.Nemesis, lease time.Dura
 // producer's link is not touched. Each state passes: no valid event may
 // end failed for it (I2). A dispatcher should spend no attempt on the
 // server's state (the reference gives such events back); one that does is
-// not failed for it here, as long as it does not run out of attempts
-// (MaxAttempts is raised to 10 so the states cannot exhaust a backoff that
-// grows).
+// not failed for it here, as long as it does not run out of attempts.
+// MaxAttempts is raised to 14, so that the Redis states cannot exhaust a
+// backoff that grows: from the first state's start to the real OOM's end
+// is 9 s, and 13 delays of the default tuning (100 ms doubling up to 2 s),
+// even jittered down to half, add up to 9.55 s.
 func transientStates() runner.Scenario {
-	s := base("transient-states", "Redis answers every write with READONLY (a failover), then LOADING (a restart), then OOM (maxmemory, noeviction), 1.5 s each; then, on the harness's own MySQL server, the server itself is read-only for 2.5 s from an instance's add on (SET GLOBAL read_only: its finalize is refused); then the store answers every write with its read-only error (MySQL 1290, PostgreSQL 25006) for 2.5 s: transient server states, retried or waited out, never an event failed", 2, 1400)
+	s := base("transient-states", "Redis answers every write with READONLY (a failover), then LOADING (a restart), then OOM (maxmemory, noeviction), 1.5 s each; then the harness's own Redis is held over its memory limit for 1.5 s (CONFIG SET maxmemory 1: the server's own OOM); then, on the harness's own MySQL server, the server itself is read-only for 2.5 s from an instance's add on (SET GLOBAL read_only: its finalize is refused); then the store answers every write with its read-only error (MySQL 1290, PostgreSQL 25006) for 2.5 s: transient server states, retried or waited out, never an event failed", 2, 1650)
 	s.Rate = 100
-	s.Tuning.MaxAttempts = 10
+	s.Tuning.MaxAttempts = 14
 	// A lease longer than a read-only phase: a claim whose finalize the
 	// server refused is still its owner's when the phase ends, so what the
 	// owner does next (give it back, or take the refusal for a verdict and
@@ -191,12 +197,29 @@ func transientStates() runner.Scenario {
 				return err
 			}
 		}
+		if err := redisOutOfMemory(ctx, n, each); err != nil {
+			return err
+		}
 		if err := serverReadOnly(ctx, n, readOnly); err != nil {
 			return err
 		}
 		return n.Network(ctx, "mysql", "", faultproxy.SQLReadOnly{}, readOnly)
 	})
 	return s
+}
+
+// redisOutOfMemory is transient-states' real OOM phase, where Redis is the
+// harness's own, then a second's pause; elsewhere a note says why it did
+// not run.
+func redisOutOfMemory(ctx context.Context, n *nemesis.Nemesis, d time.Duration) error {
+	if !n.CanFillRedis() {
+		n.Note("redis_maxmemory", "not run: Redis is not the harness's own server, and it is not reconfigured")
+		return nil
+	}
+	if err := n.RedisOutOfMemory(ctx, d); err != nil {
+		return err
+	}
+	return n.Sleep(ctx, time.Second)
 }
 
 // serverReadOnly is transient-states' real read-only phase, where the
@@ -294,7 +317,53 @@ func timeZones() runner.Scenario {
 		{Fault: history.LandDeadOwner, AtLeast: 1},
 	}
 	broken := param(&s, "broken_for", 1500*time.Millisecond)
-	s.Script = after(500*time.Millisecond, func(ctx context.Context, n *nemesis.Nemesis) error {
+	s.Script = after(500*time.Millisecond, breakAndKillHolding(broken))
+	return s
+}
+
+// wholeSeconds alters the outbox's lease and backoff columns to whole
+// seconds (DATETIME(0), TIMESTAMP(0); PostgreSQL timestamp(0)), keeping
+// their type, nullability and default, as many outboxes declare them
+// (a plain DATETIME keeps no fraction). MariaDB cuts a fraction written
+// there ('23:59:59.5' is stored 23:59:59), MySQL and PostgreSQL round it
+// (to the next second, day and year), so a lease end or a backoff reads
+// back up to a second off what the dispatcher computed; NOW() keeps
+// whole seconds too. The checkers read the precision from the server's
+// catalog and allow a step wherever they compare such a time, so a
+// correct dispatcher passes; backoffs here start at 2 s so that they are
+// still told from none. The last queue is broken for 3 s, long enough
+// that events fail twice, and one instance is killed holding a claim, so
+// that a lease is recovered. A dispatcher that recognises its rows by the
+// lease end it computed instead of by a token never finds them again
+// (mutant lease-end-fence, I2). Sources: ThreeDotsLabs/watermill #631
+// (times compared across the application and the database), the MySQL
+// and MariaDB manuals on fractional seconds (rounding, and MariaDB's
+// TIME_ROUND_FRACTIONAL).
+func wholeSeconds() runner.Scenario {
+	s := base("whole-seconds", "the outbox's lease and backoff columns altered to whole seconds (DATETIME(0): MariaDB cuts a fraction, MySQL and PostgreSQL round it): leases and backoffs read back up to a second off what was written; a queue broken for 3 s writes backoffs from 2 s up, and an instance killed holding a claim has its lease recovered", 2, 400)
+	s.WholeSeconds = true
+	s.Params["time_columns"] = "whole seconds"
+	s.Needs = []runner.Needs{runner.NeedTimeColumns}
+	s.Tuning.BackoffBase = history.Duration(2 * time.Second)
+	s.Tuning.BackoffMax = history.Duration(8 * time.Second)
+	s.Tuning.Lease = history.Duration(3 * time.Second)
+	s.Tuning.MaxAttempts = 10 // the break cannot exhaust the attempts: every valid event ends published
+	s.Exercises = []string{"I5", "I6", "I8"}
+	s.Landing = []history.Requirement{
+		{Fault: history.LandWholeSeconds, AtLeast: 50},
+		{Fault: history.LandDeadOwner, AtLeast: 1},
+	}
+	broken := param(&s, "broken_for", 3*time.Second)
+	s.Script = after(500*time.Millisecond, breakAndKillHolding(broken))
+	return s
+}
+
+// breakAndKillHolding breaks the last queue for broken, so that transient
+// failures write backoffs, and meanwhile kills one instance holding a
+// claim (a crash point after the claim; a black box by the window trap),
+// so that a lease is recovered: time-zones' and whole-seconds' schedule.
+func breakAndKillHolding(broken time.Duration) script {
+	return func(ctx context.Context, n *nemesis.Nemesis) error {
 		return both(ctx,
 			func(ctx context.Context) error { return breakLastQueue(broken)(ctx, n) },
 			func(ctx context.Context) error {
@@ -304,8 +373,7 @@ func timeZones() runner.Scenario {
 				}
 				return crashAny(ctx, n, contract.AfterClaim, 2)
 			})
-	})
-	return s
+	}
 }
 
 // failureWrite narrows last_error to VARCHAR(48) (a table's own column, not
@@ -333,5 +401,28 @@ func failureWrite() runner.Scenario {
 	// skipped for it. I2 is judged all the same.
 	s.Exercises = []string{"I4"}
 	s.Landing = []history.Requirement{{Fault: history.LandFailureWrite, AtLeast: 2, Planned: 2}}
+	return s
+}
+
+// redisLosesAdds has Redis acknowledge adds it then loses (taskforcesh/bullmq
+// #1046 and #2737, MarkUsProject/Markus #7961, the Redis Sentinel docs on
+// acknowledged writes lost in a failover): 1 s into the load its
+// append-only file is turned off for 1.5 s, as a server whose disk lags
+// behind; then it is SIGKILLed and restarted from the file as it was. Jobs
+// acknowledged meanwhile, and marked published, are gone. That is Redis's
+// doing, not the dispatcher's: the checkers attribute each such job to the
+// environment (lost-adds on the report) and judge the rest as ever. The
+// restart is quiet (nemesis.RestartRedisLosing): every instance's Redis
+// link is cut around it, so the observers see every add before it and
+// lose sight of nothing an instance wrote. It lands when at least one
+// acknowledged add was lost.
+func redisLosesAdds() runner.Scenario {
+	s := base("redis-loses-adds", "Redis stops writing its append-only file for 1.5 s mid-load, then is SIGKILLed and restarted from it: the adds it acknowledged meanwhile are gone, which the report attributes to Redis", 2, 500)
+	s.Needs = []runner.Needs{runner.NeedServerCtl, runner.NeedRedisRestore}
+	unpersisted := param(&s, "unpersisted", 1500*time.Millisecond)
+	s.Script = after(time.Second, func(ctx context.Context, n *nemesis.Nemesis) error {
+		return n.RestartRedisLosing(ctx, unpersisted, 500*time.Millisecond)
+	})
+	s.Landing = []history.Requirement{{Fault: history.LandLostAdds, AtLeast: 1}}
 	return s
 }

@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 )
@@ -117,5 +119,28 @@ func TestTimestampsPlantedBugsAreCaught(t *testing.T) {
 			require.Equal(t, check.Fail, o.Verdict)
 			t.Logf("%s caught by %s: %s", p.bug, p.invariant, r.Violations[0].Summary)
 		})
+	}
+}
+
+// TestTimestampsStreamLossIsRedises runs redis-loses-adds: the XADDs Redis
+// acknowledged while its append-only file was off are gone from the
+// restored stream, and they are Redis's lost adds, never go-timestamps'
+// violations. Redis runs with its append-only file, as `make chaos` runs it.
+func TestTimestampsStreamLossIsRedises(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an end-to-end run: not in -short")
+	}
+	localtest.EndToEnd(t)
+	e, err := env.Open(testCtx(t), env.Config{Kind: env.KindLocal, RedisPersistence: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, e.Close()) })
+	o := run(t, e, load(t, filepath.Join(timestamps, "manifest.yaml")), t.TempDir(), "redis-loses-adds", 500)
+	require.Equal(t, check.Pass, o.Verdict, "%s %v", o.Reason, o.Landing)
+	requireAllHold(t, o)
+	lost := check.LostAdds(o.History)
+	require.NotEmpty(t, lost)
+	for _, l := range lost {
+		require.Equal(t, history.SinkStream, l.Sink)
+		require.True(t, l.Acknowledged, "%s", l)
 	}
 }

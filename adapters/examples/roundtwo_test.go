@@ -6,15 +6,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
+	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
+	"github.com/outboxchaos/outboxchaos/harness/runner"
 )
 
 // roundTwo are the round-2 scenarios (issue 25) every example runs through,
 // each with what roomservice fails by design, as the README says: its fixed
-// 100 ms retry is no backoff (I6), spends its attempts inside Redis's
+// retry interval is no backoff (I6), spends its attempts inside Redis's
 // transient states until events end failed (I2), and its failure text, cut
 // to 1024 bytes, is refused by a narrowed last_error and left to its lease
-// for ever (I4). The reference and the Node.js example pass each with every
-// requirement landed.
+// for ever (I4). The Node.js example passes each with every requirement
+// landed, as the reference does in package scenarios.
 var roundTwo = []struct {
 	scenario string
 	// roomFails are the invariants roomservice fails; nil: it passes.
@@ -22,34 +24,55 @@ var roundTwo = []struct {
 	// roomLands: roomservice's run must land too; roomOnly: it fails
 	// only roomFails, every other invariant holds.
 	roomLands, roomOnly bool
+	// roomAttempts, when set, is roomservice's MaxAttempts in place of
+	// the scenario's.
+	roomAttempts int
 }{
-	// Redis answers every write with READONLY, then LOADING, then OOM.
-	{"transient-states", []string{"I2", "I6"}, true, false},
+	// Redis answers every write with READONLY, then LOADING, then OOM,
+	// 1.5 s each, then is really over its memory limit for 1.5 s. The
+	// scenario allows 14 attempts, so that a backoff that grows is never
+	// spent inside the states; roomservice's retry every 100 ms plus a poll
+	// spends them inside one state only on a quiet machine (CI saw 9 and 8
+	// of 10 under load), so it runs with the contract's default 6, which
+	// it spends in any state's first second.
+	{"transient-states", []string{"I2", "I6"}, true, false, 6},
 	// Links that take every byte and answer nothing: a stuck owner's
 	// claim taken over while its link was held.
-	{"half-open", nil, true, true},
+	{"half-open", nil, true, true, 0},
 	// The server in +07:00, the instances in America/New_York: each
 	// example writes its leases and backoffs with NOW(6).
-	{"time-zones", []string{"I6"}, true, true},
+	{"time-zones", []string{"I6"}, true, true, 0},
 	// last_error narrowed to VARCHAR(48), poison whose reason quotes a
 	// 64-character queue name.
-	{"failure-write", []string{"I4"}, false, false},
+	{"failure-write", []string{"I4"}, false, false, 0},
+	// Lease and backoff columns altered to whole seconds: each example
+	// writes NOW(6) + span and fences by its token. roomservice's fixed
+	// retry is the scenario's 2 s base, and the 3 s break fails an event
+	// at most twice: within the bounds I6 can tell on whole seconds.
+	{"whole-seconds", nil, true, true, 0},
+	// Redis acknowledges adds while its append-only file is off, then is
+	// killed and restarted from the file: the jobs it lost are Redis's,
+	// and every example passes.
+	{"redis-loses-adds", nil, true, true, 0},
 }
 
 func TestExamplesThroughTheRoundTwoScenarios(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end runs are skipped with -short")
-	}
+	localtest.EndToEndGroup(t)
 	for _, sc := range roundTwo {
 		for _, ex := range examples() {
 			t.Run(sc.scenario+"/"+ex.name, func(t *testing.T) {
+				localtest.EndToEnd(t)
 				if ex.node {
 					requireNode(t)
 				}
-				o := runSized(t, ex, sc.scenario)
+				room := ex.name == "roomservice"
+				o := runSized(t, ex, sc.scenario, func(s *runner.Scenario) {
+					if room && sc.roomAttempts > 0 {
+						s.Tuning.MaxAttempts = sc.roomAttempts
+					}
+				})
 				require.NotEmpty(t, o.Landing)
 				got, why := verdicts(o)
-				room := ex.name == "roomservice"
 				if !room || sc.roomLands {
 					for _, l := range o.Landing {
 						require.True(t, l.Met, "%s: %s", l.Fault, l.Reason)

@@ -88,14 +88,18 @@
 //
 // Release: no command named the job and the owner's links were up: no
 // command naming no job failed on its Redis link, no signal but SIGTERM,
-// no MySQL cut, and every fault in effect that does not name another
-// instance only slows links (latency, bandwidth, slicer) or is a Redis
+// SIGSTOP and SIGCONT, no MySQL cut, and every fault in effect that does
+// not name another instance only slows links (latency, bandwidth,
+// slicer), only holds the owner with its links up (a pause or a pause
+// trap; a finalize trap whose held COMMIT completed), or is a Redis
 // fault, on "redis" or a Redis link, whose every effect on a command the
 // log records (queue-error and redis-state refusals are error replies, a
 // lost reply is dropped). The event never started, so nothing failed for
 // it. A fault that takes a link down (down, blackhole, reset), any other
-// store fault, or a kill keeps the doubt: a command may never have
-// reached the proxy.
+// store fault (a held COMMIT cut with its connection among them), or a
+// kill keeps the doubt: a command may never have reached the proxy. A
+// paused instance sends nothing while it is stopped and everything after
+// through the proxy, so a pause hides no command.
 //
 // Failed finalize: the slot's last command naming the job was answered,
 // and then a write statement of the slot (UPDATE, INSERT, DELETE,
@@ -142,7 +146,11 @@
 // harness clock. Both come from one machine. Comparisons within the database
 // clock allow DBSlack plus any MySQL latency fault in effect (a dispatcher may
 // compute a time in the application and write it over a slow link);
-// comparisons across the two clocks allow ClockSlack.
+// comparisons across the two clocks allow ClockSlack. A lease or backoff
+// column that keeps less than microseconds (history.Model.Precision, read
+// from the server's catalog: a DATETIME(0) keeps whole seconds) adds one of
+// its steps to every comparison with a time read back from it, since the
+// server cut or rounded what the dispatcher wrote.
 //
 // # Gaps and verdicts
 //
@@ -151,6 +159,21 @@
 // that was seen stays a fail even with gaps: a duplicate seen is a duplicate.
 // Each checker reports at most MaxViolations counterexamples, each with at most
 // MaxSteps steps; its Reason says how many there were in all.
+//
+// A gap in Redis's observation recorded inside a quiet restart
+// (history.FaultQuietRestart: every instance's Redis link cut, the
+// observers flushed before and back after) hid nothing an instance wrote,
+// and is not counted (redisloss.go); neither is an events stream entry
+// recorded twice (a reader re-reading a stream its server restored from
+// an older file).
+//
+// # Redis's own losses
+//
+// A job created while the harness had Redis's append-only file off
+// (history.FaultRedisUnpersisted) and gone once Redis restarted is a lost
+// add (LostAdds): the environment's doing. I3 takes its creation as the
+// job's; I1 does not count it when the job is created again. The report
+// lists the lost adds with LostAddsAdvice.
 //
 // # Not exercised is not pass
 //

@@ -17,7 +17,9 @@ import (
 //     matched by BullMQ id and by data.jobId, see creations.go) number at
 //     most one, and none at all when every event about J is of kind
 //     already-queued (its job was queued before the event: the dispatcher
-//     must close it with no add).
+//     must close it with no add). A creation Redis lost (created while its
+//     append-only file was off, gone once it restarted: redisloss.go) does
+//     not count: the job created again after it is the one job there is.
 //   - final scan: no BullMQ id matched to J appears twice across a queue's
 //     wait, paused, prioritized, delayed, active, completed and failed, and
 //     no two different BullMQ jobs (hashes or listed ids) are matched to J.
@@ -89,6 +91,8 @@ func (ix *index) checkDuplicate(t *tally, job string) {
 	limit := 1
 	if ix.onlyAlreadyQueued(job) {
 		limit = 0
+	} else {
+		cs = ix.keptCreations(cs)
 	}
 	listed, listProof := ix.finalDuplicate(job)
 	takes := countedTakes(ix.run, ix.creations.takes[job])
@@ -130,6 +134,21 @@ func (ix *index) checkDuplicate(t *tally, job string) {
 		ix.addContext(ev, from, to, instances...)
 		return Violation{EventID: ix.firstEvent(job), JobID: job, Instances: instances, Summary: summary, Steps: ev.steps(focus)}
 	})
+}
+
+// keptCreations drops the creations Redis lost (redisloss.go): a job
+// created again after Redis lost it is one job, not two.
+func (ix *index) keptCreations(cs []creation) []creation {
+	if len(ix.lost) == 0 {
+		return cs
+	}
+	var out []creation
+	for _, c := range cs {
+		if !lostByRedis(ix.lost, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // renamedMessage tells how an at-least-once dispatcher published job's

@@ -56,8 +56,18 @@ func (ix *index) judgeConsistent(t *tally) Result {
 	if len(ix.events) == 0 {
 		t.nothing("the run produced no events")
 	}
-	if !ix.hasJobs() {
+	lost := ""
+	if n := len(ix.lost); n > 0 {
+		lost = fmt.Sprintf(" (%d of them then lost by Redis in its restart: the report's lost adds)", n)
+	}
+	switch {
+	case !ix.hasJobs() && lost != "":
+		return t.result(fmt.Sprintf("every event (%d) ends consistent: published exactly when a %s was created for it%s", len(ix.events), ix.sinkJob(), lost))
+	case !ix.hasJobs():
 		return t.result(fmt.Sprintf("every event (%d) ends consistent: published exactly when a %s exists for it", len(ix.events), ix.sinkJob()))
+	}
+	if lost != "" {
+		return t.result(fmt.Sprintf("every event (%d) ends consistent: published exactly when its job is queued and was created in BullMQ%s", len(ix.events), lost))
 	}
 	return t.result(fmt.Sprintf("every event (%d) ends consistent: published exactly when its job is queued and exists in BullMQ", len(ix.events)))
 }

@@ -31,9 +31,11 @@ type index struct {
 	keysOf      map[string][]history.KeyNote
 	finalOf     map[string]*finalPresence
 	commandsOf  map[string][]history.Command // by job id: the proxy's command log (proxyfacts.go)
+	lost        []LostAdd                    // jobs Redis lost after running their adds (redisloss.go)
 }
 
 func newIndex(run history.Run) *index {
+	run.Stream, run.Appends = uniqueStream(run.Stream), uniqueAppends(run.Appends)
 	ix := &index{
 		run:         run,
 		eventByID:   map[int64]history.Event{},
@@ -71,11 +73,15 @@ func newIndex(run history.Run) *index {
 	for _, r := range run.Final.Jobs {
 		ix.finalJobs[r.ID] = r
 	}
+	quiet := quietWindows(run)
 	for _, g := range run.Gaps {
-		ix.gaps[g.Source] = append(ix.gaps[g.Source], g)
+		if !explainedGap(quiet, g) {
+			ix.gaps[g.Source] = append(ix.gaps[g.Source], g)
+		}
 	}
 	ix.creations = findCreations(ix)
 	ix.indexRedis()
+	ix.lost = ix.lostAdds()
 	return ix
 }
 

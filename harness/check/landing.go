@@ -99,6 +99,8 @@ var landingNoun = map[string][3]string{
 	history.LandZoneLease:     {"claim", "claims", "wrote a lease end while the server's time zone and the instances' differed"},
 	history.LandZoneBackoff:   {"transient failure", "transient failures", "wrote a backoff while the server's time zone and the instances' differed"},
 	history.LandFailureWrite:  {"failure-write kind", "failure-write kinds", "with an event that ended failed while last_error was narrowed below the quoted field"},
+	history.LandWholeSeconds:  {"lease end or backoff", "lease ends and backoffs", "written into a column the run had altered to whole seconds"},
+	history.LandLostAdds:      {"acknowledged add", "acknowledged adds", "lost by Redis: created while its append-only file was off, gone once it restarted"},
 }
 
 func judgeLanding(ix *index, req history.Requirement) Landing {
@@ -163,13 +165,17 @@ func countLanded(ix *index, req history.Requirement) int {
 	case history.LandZoneBackoff:
 		return ix.zoneWrites(nil, func(m move) bool { return m == moveFailure })
 	case history.LandServerState:
-		return sumFaultParam(ix.run, func(k string) bool { return k == "redis-state" }, "answered")
+		return sumFaultParam(ix.run, func(k string) bool { return k == "redis-state" }, "answered") + ix.redisOOMRefusals()
 	case history.LandStoreReadOnly:
 		return sumFaultParam(ix.run, func(k string) bool { return k == "sql-read-only" }, "answered") + ix.serverReadOnlyRefusals()
 	case history.LandHalfOpen:
 		return ix.halfOpenTakeovers()
 	case history.LandFailureWrite:
 		return ix.failureWriteKinds()
+	case history.LandWholeSeconds:
+		return ix.wholeSecondWrites()
+	case history.LandLostAdds:
+		return ix.lostAcknowledged()
 	}
 	return 0
 }
@@ -315,7 +321,7 @@ func (ix *index) halfOpenTakeovers() int {
 // slot's; a recovery whose writer was not recorded counts only when the
 // owner was cut off from the store (cutOff), since it could not write it.
 func (ix *index) takenOverInside(h hold, from, to time.Time, cutOff bool) bool {
-	if h.Until == nil || h.Until.Before(from) || h.Until.After(to) || h.End == nil || !endedByRecovery(h) {
+	if h.Until == nil || h.Until.Before(from) || h.Until.After(to) || h.End == nil || !endedByRecovery(h, leaseStep(ix.run)) {
 		return false
 	}
 	if h.End.At.After(to.Add(ClockSlack)) {
@@ -651,19 +657,44 @@ func faultEnd(run history.Run, f history.Fault) time.Time {
 	return f.End
 }
 
-// sumFaultParam adds up a count the harness recorded on its own faults.
+// lostAcknowledged counts the adds Redis lost after the instance that sent
+// one got its answer (every lost add when the run has no command log).
+func (ix *index) lostAcknowledged() int {
+	n := 0
+	for _, l := range ix.lost {
+		if l.Acknowledged || !ix.run.Meta.Commands {
+			n++
+		}
+	}
+	return n
+}
+
 // serverReadOnlyRefusals counts the store statements the server itself
 // refused with 1290 (read_only) inside a store-read-only window, the span
-// in which the harness held the server read-only: the command log's failed
-// statements, as the proxy saw their replies.
+// in which the harness held the server read-only.
 func (ix *index) serverReadOnlyRefusals() int {
+	return ix.serverRefusals(history.FaultStoreReadOnly, true, "1290 ")
+}
+
+// redisOOMRefusals counts the Redis commands the server itself refused
+// with -OOM inside a redis-maxmemory window, the span in which the harness
+// held its Redis over its memory limit.
+func (ix *index) redisOOMRefusals() int {
+	return ix.serverRefusals(history.FaultRedisMaxMemory, false, "OOM ")
+}
+
+// serverRefusals counts the failed commands (store statements when store,
+// else Redis commands) whose error reply starts with prefix and that were
+// sent inside a window of the harness's fault kind: the command log's
+// failures, as the proxy saw their replies.
+func (ix *index) serverRefusals(kind string, store bool, prefix string) int {
 	n := 0
 	for _, c := range ix.run.Commands {
-		if c.Store == "" || c.Outcome != history.CommandError || !strings.HasPrefix(c.Reply, "1290 ") {
+		if (c.Store != "") != store || c.Outcome != history.CommandError || !strings.HasPrefix(c.Reply, prefix) {
 			continue
 		}
 		for _, f := range ix.run.Faults {
-			if f.Kind == "store-read-only" && !c.Sent.Before(f.Start) && (f.End.IsZero() || !c.Sent.After(f.End)) {
+			if f.Kind == kind && !c.Sent.Before(f.Start) && (f.End.IsZero() || !c.Sent.After(f.End)) {
 				n++
 				break
 			}
@@ -672,6 +703,7 @@ func (ix *index) serverReadOnlyRefusals() int {
 	return n
 }
 
+// sumFaultParam adds up a count the harness recorded on its own faults.
 func sumFaultParam(run history.Run, kind func(string) bool, param string) int {
 	n := 0
 	for _, f := range run.Faults {
@@ -743,6 +775,36 @@ func (ix *index) failureWriteKinds() int {
 		}
 	}
 	return len(ended)
+}
+
+// wholeSecondWrites counts the lease ends that claims wrote and the
+// backoffs that transient failures wrote into columns the run altered to
+// whole seconds (a coarsen-columns fault), each column counted only when
+// the server, read back, kept whole seconds in it (Model.Precision 0).
+func (ix *index) wholeSecondWrites() int {
+	coarsened := false
+	for _, f := range ix.run.Faults {
+		coarsened = coarsened || f.Kind == history.FaultCoarsenColumns
+	}
+	if !coarsened {
+		return 0
+	}
+	leases := leaseStep(ix.run) == time.Second
+	backoffs := backoffStep(ix.run) == time.Second
+	n := 0
+	for _, e := range ix.events {
+		for _, h := range ix.holds[e.ID] {
+			if leases && h.Until != nil {
+				n++
+			}
+		}
+		for _, m := range ix.moves[e.ID] {
+			if backoffs && m == moveFailure {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // failureWriteField is the length in characters of the queue name a

@@ -257,10 +257,7 @@ func TestLandingCountsStoreReadOnlyAnswers(t *testing.T) {
 func TestLandingCountsTheServersOwnReadOnlyRefusals(t *testing.T) {
 	b := newBuilder("transient-states")
 	b.fault("store-read-only", "mysql", 100, 200)
-	stmt := func(at int, reply, store string) {
-		b.run.Commands = append(b.run.Commands, history.Command{Slot: "d1", Store: store, Name: "UPDATE", Write: true,
-			Sent: ms(at), Outcome: history.CommandError, Reply: reply, Replied: ms(at + 1)})
-	}
+	stmt := func(at int, reply, store string) { b.refused("UPDATE", at, reply, store) }
 	readOnly := "1290 The MariaDB server is running with the --read-only option so it cannot execute this statement"
 	stmt(120, readOnly, "mysql")
 	stmt(150, readOnly, "mysql")
@@ -270,6 +267,28 @@ func TestLandingCountsTheServersOwnReadOnlyRefusals(t *testing.T) {
 	run := b.finish(300, 400, true)
 	l := require1(t, run, history.Requirement{Fault: history.LandStoreReadOnly, AtLeast: 2})
 	require.Equal(t, 2, l.Landed)
+	require.True(t, l.Met)
+}
+
+// server-state also counts the Redis commands the server itself refused
+// with -OOM while the harness held its Redis over its memory limit (a
+// redis-maxmemory window), besides the proxy's own answers: not one outside
+// the window, not another error, not a store's.
+func TestLandingCountsTheServersOwnOOMRefusals(t *testing.T) {
+	b := newBuilder("transient-states")
+	b.fault("redis-state", "redis", 10, 50)
+	withParams(b, map[string]string{"state": "oom", "refused": "3", "answered": "3"})
+	b.fault(history.FaultRedisMaxMemory, "redis", 100, 200)
+	cmd := func(at int, reply, store string) { b.refused("EVALSHA", at, reply, store) }
+	oom := "OOM command not allowed when used memory > 'maxmemory'."
+	cmd(120, oom, "")
+	cmd(150, oom, "")
+	cmd(90, oom, "")                                                      // before the window: the proxy's phase, counted by answered
+	cmd(160, "READONLY You can't write against a read only replica.", "") // not OOM
+	cmd(170, oom, "mysql")                                                // a store's statement
+	run := b.finish(300, 400, true)
+	l := require1(t, run, history.Requirement{Fault: history.LandServerState, AtLeast: 5})
+	require.Equal(t, 5, l.Landed, "3 answered by the proxy, 2 refused by the server inside its window")
 	require.True(t, l.Met)
 }
 

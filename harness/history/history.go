@@ -328,6 +328,11 @@ type Gap struct {
 	Source string    `json:"source"` // stream:<queue>, keyspace, triggers
 	At     time.Time `json:"at"`
 	Detail string    `json:"detail"`
+	// Kept, when Redis lost a stream's or a list archive's newest data, is
+	// what the source still held: a stream's last id, or the id of the last
+	// list append its archive still holds (an append with a later id is
+	// gone); "" otherwise.
+	Kept string `json:"kept,omitempty"`
 }
 
 // Final is the end state, scanned after heal and drain.

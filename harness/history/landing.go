@@ -59,8 +59,13 @@ const (
 	// the sql-error fault's deadlock or lock wait timeout error packet.
 	LandSQLError = "sql-error"
 	// LandServerState: Redis answered a dispatcher's write with the
-	// redis-state fault's READONLY, LOADING or OOM reply.
+	// redis-state fault's READONLY, LOADING or OOM reply, or the harness's
+	// own Redis, held over its memory limit, refused it with -OOM.
 	LandServerState = "server-state"
+	// LandLostAdds: a job whose add Redis acknowledged while its
+	// append-only file was off (FaultRedisUnpersisted) was gone once Redis
+	// restarted: Redis lost it.
+	LandLostAdds = "lost-adds"
 	// LandStoreReadOnly: the store answered a dispatcher's write with the
 	// sql-read-only fault's read-only error (MySQL 1290, PostgreSQL 25006).
 	LandStoreReadOnly = "store-read-only"
@@ -86,6 +91,10 @@ const (
 	// last write recorded by the triggers. It counts the kinds for which
 	// one did, so AtLeast 2 asks for both.
 	LandFailureWrite = "failure-write"
+	// LandWholeSeconds: a claim wrote a lease end, or a transient failure
+	// a backoff, into a column the run had coarsened to whole seconds
+	// (Model.Precision 0, a coarsen-column fault).
+	LandWholeSeconds = "whole-seconds"
 )
 
 // Requirement is one landing requirement of a scenario.

@@ -33,6 +33,20 @@
 //	                               end. dep is the store ("mysql",
 //	                               "postgres") or "redis".
 //	server-restart    mysql|redis  down. Start: kill; End: started again.
+//	store-read-only   mysql        mechanism, for, at_finalize_of. Start:
+//	                               before SET GLOBAL read_only = ON; End:
+//	                               after OFF.
+//	redis-maxmemory   redis        mechanism, for. Start: before CONFIG SET
+//	                               maxmemory 1 (noeviction); End: after the
+//	                               server's own maxmemory and policy are back.
+//	redis-unpersisted redis        mechanism, for. Start: before CONFIG SET
+//	                               appendonly no; End: the SIGKILL of the
+//	                               restart that follows (RestartRedisLosing).
+//	quiet-restart     redis        down. Every instance's Redis link is cut
+//	                               (a down fault on redis) from before Start
+//	                               to after End; Start: before the observers
+//	                               flush; End: after they are back and have
+//	                               read every stream again.
 //
 // # Traps for black-box dispatchers
 //

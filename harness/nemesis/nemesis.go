@@ -106,7 +106,7 @@ func (n *Nemesis) Kill(ctx context.Context, slot string, down time.Duration) err
 
 // Pause SIGSTOPs the slot's instance for d, then SIGCONTs it.
 func (n *Nemesis) Pause(ctx context.Context, slot string, d time.Duration) error {
-	end := n.window("pause", slot, map[string]string{"for": d.String()})
+	end := n.window(history.FaultPause, slot, map[string]string{"for": d.String()})
 	defer end()
 	if err := n.sup.Pause(slot); err != nil {
 		return fmt.Errorf("pause %s: %w", slot, err)
@@ -374,11 +374,18 @@ func (n *Nemesis) RestartServer(ctx context.Context, dep string, down time.Durat
 	if c == nil {
 		return fmt.Errorf("restart server %s: the %s environment cannot restart servers", dep, n.env.Name())
 	}
+	return n.restartServer(ctx, dep, c, down, func() {})
+}
+
+// restartServer SIGKILLs the server c controls, calls killed, and starts it
+// again after down, inside a server-restart window.
+func (n *Nemesis) restartServer(ctx context.Context, dep string, c env.Control, down time.Duration, killed func()) error {
 	end := n.window("server-restart", dep, map[string]string{"down": down.String()})
 	defer end()
 	if err := c.Kill(); err != nil {
 		return fmt.Errorf("restart server %s: kill: %w", dep, err)
 	}
+	killed()
 	sleepErr := n.Sleep(ctx, down)
 	startCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 60*time.Second)
 	defer cancel()

@@ -5,15 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"time"
-)
 
-// FaultStoreReadOnly is the kind of the window in which the harness held the
-// store's own server read-only (SET GLOBAL read_only = ON on MariaDB or
-// MySQL): the server itself refuses every write of an account without
-// READ_ONLY ADMIN with its 1290 error, as an old primary does during a
-// failover. The proxy's sql-read-only fault makes the same reply without
-// the server; this is the real state.
-const FaultStoreReadOnly = "store-read-only"
+	"github.com/outboxchaos/outboxchaos/harness/history"
+)
 
 // CanSetStoreReadOnly says whether StoreReadOnly can run: the store is the
 // harness's own MySQL server and the instances connect as accounts of
@@ -79,7 +73,7 @@ func (n *Nemesis) readOnlyOn(ctx context.Context, d time.Duration, at string) (f
 	if at != "" {
 		params["at_finalize_of"] = at
 	}
-	end := n.window(FaultStoreReadOnly, n.store, params)
+	end := n.window(history.FaultStoreReadOnly, n.store, params)
 	if err := n.readOnly(ctx, true); err != nil {
 		end()
 		return nil, fmt.Errorf("store read-only: set read_only: %w", err)

@@ -114,6 +114,12 @@
 // from where they were, records a keyspace Gap for the time it was off, and
 // rescans the job hashes as after a reconnect.
 //
+// Checkpoint is Stop then Start: everything Redis sent so far is recorded,
+// and the observer follows again. The nemesis checkpoints around a Redis
+// restart it makes while no instance can reach Redis (a quiet restart):
+// before the kill, so that every write is recorded, and after the server
+// is back, so that the streams the restart took back are reported by then.
+//
 // # BullMQ's own deduplication
 //
 // An add with opts.deduplication (bullmq 5.x and 6.x) sets the key
@@ -164,11 +170,13 @@
 // the payload's jobId, the entry id's time), in the order read, a
 // re-published message as often as it was added. A trim or a deletion
 // before the reader saw entries, a stream gone, recreated or gone back is a
-// Gap "sink:<key>" (SinkSource). With no keyspace subscription to report
-// deletions, the reader keeps a marker on every stream: the consumer group
-// StreamMarker, created with MKSTREAM by Start's first sync (so the stream
-// exists from then on) and put back by every sync in the same MULTI that
-// reads it. Nothing is ever read through the group. A stream without it was
+// Gap "sink:<key>" (SinkSource); a stream gone back (a restore from an
+// older file) is read again from "0", and its Gap's Kept is the last id it
+// still holds, so an entry read before with a later id is gone. With no
+// keyspace subscription to report deletions, the reader keeps a marker on
+// every stream: the consumer group StreamMarker, created with MKSTREAM by
+// Start's first sync (so the stream exists from then on) and put back by
+// every sync in the same MULTI that reads it. Nothing is ever read through the group. A stream without it was
 // deleted since the last sync, even when the counts agree (entries added,
 // the stream deleted and made anew with as many). Each sync's MULTI also
 // reads INFO server (below).
@@ -185,8 +193,9 @@
 // length says what was moved: each turn's script returns it, and elements
 // beyond those recorded (a move whose reply was lost with the connection)
 // are read from the archive and recorded first, in their order. An archive
-// shorter than what was recorded lost data: a Gap. A Redis restart is
-// watched as for streams.
+// shorter than what was recorded lost data: a Gap whose Kept is the id of
+// the last append the archive still holds. A Redis restart is watched as
+// for streams.
 //
 // Restarts. Each sync or turn reads INFO server in its MULTI: a new
 // run_id is a restart since the last one. A restart closes every
@@ -201,11 +210,12 @@
 //
 // Stop drains what the keys hold without blocking (a list mover retries for
 // up to 10 s, then records a Gap: elements may be unrecorded), and Start
-// after Stop resumes where the observer was. Every Append is also a
-// Creation (source SourceSink, the sink key as the queue, the message id,
-// else the payload's jobId, as the id) on first sight of that id, so the
-// traps see sink messages as they see BullMQ jobs; Subscribe works as for
-// the Redis observer.
+// after Stop resumes where the observer was; Checkpoint is the two in one,
+// as for the Redis observer. Every Append is also a Creation (source
+// SourceSink, the sink key as the queue, the message id, else the
+// payload's jobId, as the id) on first sight of that id, so the traps see
+// sink messages as they see BullMQ jobs; Subscribe works as for the Redis
+// observer.
 //
 // # Final scan
 //

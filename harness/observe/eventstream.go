@@ -16,7 +16,7 @@ import (
 func (o *RedisObserver) eventsReader() *streamReader {
 	r := &streamReader{rdb: o.rdb, what: "events streams", onEntry: o.recordEvent,
 		onGap: func(st *streamState, detail string) {
-			o.rec.AddGap(history.Gap{Source: StreamSource(st.name), At: time.Now().UTC(), Detail: detail})
+			o.rec.AddGap(history.Gap{Source: StreamSource(st.name), At: time.Now().UTC(), Detail: detail, Kept: st.takeKept()})
 		}}
 	for _, q := range o.queues {
 		r.streams = append(r.streams, &streamState{name: q, key: o.base(q) + "events", lastID: "0"})

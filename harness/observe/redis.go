@@ -40,6 +40,7 @@ type RedisObserver struct {
 	mu        sync.Mutex // guards the lifecycle fields below
 	running   bool
 	stoppedAt time.Time
+	startCtx  context.Context // the last Start's, for Checkpoint
 	cancel    context.CancelFunc
 	stopping  chan struct{}
 	ps        *redis.PubSub
@@ -122,7 +123,7 @@ func (o *RedisObserver) Start(ctx context.Context) error {
 		o.rescan(ctx) // subscribed already: a key written from now on is notified
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	o.running, o.cancel, o.ps = true, cancel, ps
+	o.running, o.cancel, o.ps, o.startCtx = true, cancel, ps, ctx
 	o.stopping, o.ksDone, o.stDone = make(chan struct{}), make(chan struct{}), make(chan struct{})
 	o.wg.Add(4)
 	go o.keyspaceLoop(runCtx, ps, subscribing, o.stopping, o.ksDone)
@@ -231,5 +232,32 @@ func (o *RedisObserver) Stop() error {
 	o.wg.Wait()
 	o.running = false
 	o.stoppedAt = time.Now().UTC()
+	return nil
+}
+
+// Checkpoint flushes what the server already sent, as Stop does, and
+// follows again under the last Start's context, as Start after Stop does:
+// a keyspace Gap for the moment in between, and a rescan. The stream
+// reader syncs every stream before it stops, so a stream the server lost
+// or restored from an older file is reported by the time Checkpoint
+// returns. The nemesis calls it while no instance can reach Redis, so that
+// what the observer recorded is all there was.
+func (o *RedisObserver) Checkpoint() error {
+	return checkpoint("redis observer", o.Stop, o.Start, func() context.Context {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		return o.startCtx
+	})
+}
+
+// checkpoint is an observer's Checkpoint: stop, then start again under
+// the context the last Start had (lastCtx).
+func checkpoint(what string, stop func() error, start func(context.Context) error, lastCtx func() context.Context) error {
+	if err := stop(); err != nil {
+		return fmt.Errorf("%s checkpoint: %w", what, err)
+	}
+	if err := start(lastCtx()); err != nil {
+		return fmt.Errorf("%s checkpoint: %w", what, err)
+	}
 	return nil
 }

@@ -33,7 +33,8 @@ type SinkObserver struct {
 
 	mu       sync.Mutex // guards the lifecycle fields below
 	running  bool
-	started  bool // Start ran once (the list archives are emptied then)
+	started  bool            // Start ran once (the list archives are emptied then)
+	startCtx context.Context // the last Start's, for Checkpoint
 	cancel   context.CancelFunc
 	stopping chan struct{}
 	wg       sync.WaitGroup
@@ -85,7 +86,7 @@ func (o *SinkObserver) Start(ctx context.Context) error {
 		return fmt.Errorf("sink observer: %w", err)
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	o.running, o.started, o.cancel, o.stopping = true, true, cancel, make(chan struct{})
+	o.running, o.started, o.cancel, o.stopping, o.startCtx = true, true, cancel, make(chan struct{}), ctx
 	if o.stream != nil {
 		o.wg.Add(1)
 		go func() {
@@ -176,6 +177,18 @@ func (o *SinkObserver) Stop() error {
 	return nil
 }
 
+// Checkpoint flushes what the keys hold, as Stop does, and follows again
+// under the last Start's context, as RedisObserver.Checkpoint does: a
+// stream the server restored from an older file, or a list archive it
+// lost the end of, is reported by the time it returns.
+func (o *SinkObserver) Checkpoint() error {
+	return checkpoint("sink observer", o.Stop, o.Start, func() context.Context {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		return o.startCtx
+	})
+}
+
 // add records a message and signals its first sight.
 func (o *SinkObserver) add(a history.Append) {
 	o.rec.AddAppend(a)
@@ -188,6 +201,10 @@ func (o *SinkObserver) add(a history.Append) {
 	}
 }
 
-func (o *SinkObserver) gap(key, detail string) {
-	o.rec.AddGap(history.Gap{Source: SinkSource(key), At: time.Now().UTC(), Detail: detail})
+func (o *SinkObserver) gap(key, detail string) { o.gapKept(key, detail, "") }
+
+// gapKept is gap with what the key still held after Redis lost data
+// (history.Gap.Kept).
+func (o *SinkObserver) gapKept(key, detail, kept string) {
+	o.rec.AddGap(history.Gap{Source: SinkSource(key), At: time.Now().UTC(), Detail: detail, Kept: kept})
 }

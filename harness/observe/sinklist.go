@@ -116,7 +116,11 @@ func (m *listMover) turn(ctx context.Context) (int, error) {
 func (m *listMover) reconcile(ctx context.Context, length int64) error {
 	switch {
 	case length < m.archived:
-		m.o.gap(m.src, fmt.Sprintf("list %s: its archive %s holds %d elements, %d were moved into it: Redis lost data", m.src, m.archive, length, m.archived))
+		// The archive's elements are the records moved-archived+1 on, in
+		// order: the ones it still holds end at kept.
+		kept := m.moved - m.archived + length
+		m.o.gapKept(m.src, fmt.Sprintf("list %s: its archive %s holds %d elements, %d were moved into it: Redis lost data", m.src, m.archive, length, m.archived),
+			strconv.FormatInt(kept, 10))
 		m.archived = length
 	case length > m.archived:
 		lost, err := m.o.rdb.LRange(ctx, m.archive, m.archived, length-1).Result()

@@ -111,23 +111,63 @@ func TestListSinkRPushOrderAndFinalScan(t *testing.T) {
 	}, final)
 }
 
-// lostReply runs the first BLMOVE that moves an element and then reports
-// an error instead of its reply, as a connection lost after the command.
+// lostReply runs the first command that moves an element and then reports
+// an error instead of its reply, as a connection lost after the command:
+// the mover's BLMOVE, or its batch script, which it sends in a pipeline,
+// when the element was pushed while the mover was not blocked.
 type lostReply struct{ done atomic.Bool }
 
 func (h *lostReply) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (h *lostReply) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		for _, cmd := range cmds {
+			if err == nil && h.lose(cmd) {
+				return cmd.Err()
+			}
+		}
+		return err
+	}
 }
 func (h *lostReply) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
-		if cmd.Name() == "blmove" && err == nil && h.done.CompareAndSwap(false, true) {
-			cmd.SetErr(errors.New("connection reset (test)"))
+		if err == nil && h.lose(cmd) {
 			return cmd.Err()
 		}
 		return err
 	}
+}
+
+// lose replaces cmd's reply by an error when it is the first answered
+// command that moved an element.
+func (h *lostReply) lose(cmd redis.Cmder) bool {
+	if cmd.Err() != nil || !movedAny(cmd) || !h.done.CompareAndSwap(false, true) {
+		return false
+	}
+	cmd.SetErr(errors.New("connection reset (test)"))
+	return true
+}
+
+// movedAny says whether cmd, answered, moved an element: a BLMOVE that
+// returned one, or the batch script whose reply lists some.
+func movedAny(cmd redis.Cmder) bool {
+	switch cmd.Name() {
+	case "blmove":
+		return true
+	case "evalsha", "eval":
+		c, ok := cmd.(*redis.Cmd)
+		if !ok {
+			return false
+		}
+		v, err := c.Slice()
+		if err != nil || len(v) != 2 {
+			return false
+		}
+		elems, ok := v[1].([]any)
+		return ok && len(elems) > 0
+	}
+	return false
 }
 
 func TestListSinkRecordsAMoveWhoseReplyWasLost(t *testing.T) {
@@ -155,11 +195,7 @@ func TestListSinkRedisRestartIsAGapUnlessEveryWriteIsOnDisk(t *testing.T) {
 	for _, persistent := range []bool{false, true} {
 		t.Run(fmt.Sprintf("persistence=%v", persistent), func(t *testing.T) {
 			ctx := localtest.Context(t)
-			r, err := localenv.StartRedis(ctx, localenv.RedisOptions{Persistence: persistent})
-			require.NoError(t, err)
-			t.Cleanup(func() { require.NoError(t, r.Close()) })
-			rdb := redis.NewClient(&redis.Options{Addr: r.Addr()})
-			t.Cleanup(func() { _ = rdb.Close() })
+			r, rdb := localtest.RedisClientWith(t, localenv.RedisOptions{Persistence: persistent})
 			rec := history.NewRecorder(history.Meta{})
 			o := startSink(t, rdb, listSink("", "orders"), rec)
 			require.NoError(t, rdb.LPush(ctx, "orders", element("m-1", "j-1")).Err())

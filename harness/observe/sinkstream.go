@@ -17,7 +17,7 @@ const StreamMarker = "outboxchaos-observer"
 func (o *SinkObserver) streamReader() *streamReader {
 	r := &streamReader{rdb: o.rdb, what: "sink streams", marker: StreamMarker, restarts: &restartWatch{},
 		onEntry: o.recordEntry,
-		onGap:   func(st *streamState, detail string) { o.gap(st.key, detail) }}
+		onGap:   func(st *streamState, detail string) { o.gapKept(st.key, detail, st.takeKept()) }}
 	for _, k := range o.cfg.Keys {
 		r.streams = append(r.streams, &streamState{name: k, key: k, lastID: "0"})
 	}

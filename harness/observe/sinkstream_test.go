@@ -206,11 +206,7 @@ func TestStreamSinkRedisRestartIsAGapUnlessEveryWriteIsOnDisk(t *testing.T) {
 	for _, persistent := range []bool{false, true} {
 		t.Run(fmt.Sprintf("persistence=%v", persistent), func(t *testing.T) {
 			ctx := localtest.Context(t)
-			r, err := localenv.StartRedis(ctx, localenv.RedisOptions{Persistence: persistent})
-			require.NoError(t, err)
-			t.Cleanup(func() { require.NoError(t, r.Close()) })
-			rdb := redis.NewClient(&redis.Options{Addr: r.Addr()})
-			t.Cleanup(func() { _ = rdb.Close() })
+			r, rdb := localtest.RedisClientWith(t, localenv.RedisOptions{Persistence: persistent})
 			rec := history.NewRecorder(history.Meta{})
 			o := startSink(t, rdb, streamSink("orders"), rec)
 			xadd(t, rdb, "orders", "m-1", "j-1")
@@ -234,4 +230,41 @@ func TestStreamSinkRedisRestartIsAGapUnlessEveryWriteIsOnDisk(t *testing.T) {
 			require.Contains(t, strings.Join(details, "\n"), "Redis restarted")
 		})
 	}
+}
+
+// A stream restored from an older file (its append-only file off while
+// m-2 was added, then a restart) goes back: Checkpoint reports it by the
+// time it returns, with the last id the stream still holds, and the reader
+// reads it again from the start.
+func TestStreamSinkCheckpointReportsWhatARestoredStreamKept(t *testing.T) {
+	ctx := localtest.Context(t)
+	r, rdb := localtest.RedisClientWith(t, localenv.RedisOptions{Persistence: true})
+	rec := history.NewRecorder(history.Meta{})
+	o := startSink(t, rdb, streamSink("orders"), rec)
+	kept := xadd(t, rdb, "orders", "m-1", "j-1")
+	require.NoError(t, rdb.ConfigSet(ctx, "appendonly", "no").Err())
+	xadd(t, rdb, "orders", "m-2", "j-2")
+	require.NoError(t, o.Checkpoint())
+	require.Len(t, rec.Snapshot().Appends, 2, "the first checkpoint recorded both")
+
+	require.NoError(t, r.Kill())
+	require.NoError(t, r.Start(ctx))
+	require.NoError(t, o.Checkpoint())
+	require.NoError(t, o.Stop())
+
+	var keptGaps []history.Gap
+	for _, g := range gapsOf(rec.Snapshot(), observe.SinkSource("orders")) {
+		if g.Kept != "" {
+			keptGaps = append(keptGaps, g)
+		}
+	}
+	require.Len(t, keptGaps, 1)
+	require.Equal(t, kept, keptGaps[0].Kept)
+	require.Contains(t, keptGaps[0].Detail, "went back")
+	ids := map[string]int{}
+	for _, a := range rec.Snapshot().Appends {
+		ids[a.ID]++
+	}
+	require.Len(t, ids, 2)
+	require.Equal(t, 2, ids[kept], "m-1 read again")
 }

@@ -26,6 +26,16 @@ type streamState struct {
 	reported  string // newest deleted id already reported as a gap
 	deleted   atomic.Bool
 	marked    bool // the reader's marker group was put on the stream
+	// kept is, after the stream went back, the last id it still holds,
+	// until the gap reporting it takes it (takeKept).
+	kept string
+}
+
+// takeKept returns and clears kept.
+func (st *streamState) takeKept() string {
+	k := st.kept
+	st.kept = ""
+	return k
 }
 
 // streamReader follows streams with XREAD BLOCK, never consuming or
@@ -253,7 +263,7 @@ func (st *streamState) check(info *redis.XInfoStream, missing, complete bool, la
 		return fmt.Sprintf("stream %s was deleted and recreated: entries after %s may be lost", st.key, lastBefore)
 	case newer(st.lastID, info.LastGeneratedID):
 		last := st.lastID
-		st.lastID, st.seen, st.reported = "0", 0, ""
+		st.lastID, st.seen, st.reported, st.kept = "0", 0, "", info.LastGeneratedID
 		return fmt.Sprintf("stream %s went back (last id %s, read up to %s): it was recreated; entries may be lost", st.key, info.LastGeneratedID, last)
 	case info.EntriesAdded > 0 && info.EntriesAdded < st.seen:
 		st.seen = info.EntriesAdded

@@ -139,6 +139,10 @@ func Missing(s Scenario, a supervisor.Adapter, e env.Env) string {
 			return serverZoneMissing(e, pg)
 		case n == NeedLastError && a.Schema().Outbox.LastError == "":
 			return "the adapter's outbox maps no last_error column: there is no failure text whose column could be narrowed"
+		case n == NeedRedisRestore && OutboxModel(a).Sink == history.SinkList:
+			return "the dispatcher publishes to a Redis list: a list restored from before the harness's moves hands those messages out again, which the checkers do not yet tell from a loss"
+		case n == NeedTimeColumns && len(timeColumns(a.Schema())) == 0:
+			return "the adapter's outbox maps neither locked_until nor available_at: no lease or backoff is written in a column whose precision could be cut"
 		}
 		if why := missingClockOrOrder(n, caps.Clock, caps.Ordering); why != "" {
 			return why
@@ -216,6 +220,9 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	} else {
 		r.log("verdict %s (%s)", strings.ToUpper(string(out.Verdict)), o.Out)
 	}
+	if lost := check.LostAdds(h); len(lost) > 0 {
+		r.log("Redis lost %d jobs after running their adds (its own loss, not the dispatcher's): the report's \"What Redis lost\"", len(lost))
+	}
 	return out, nil
 }
 
@@ -242,9 +249,15 @@ type session struct {
 	closers []func() error
 	zones   *history.Zones // the scenario's zones as applied; nil for none
 	// narrowed is the statement that narrowed last_error (LastErrorWidth),
-	// "" when nothing was narrowed.
-	narrowed   string
-	narrowedAt time.Time
+	// "" when nothing was narrowed; schemaChangedAt is when the run's schema
+	// changes (a narrowing, a coarsening) were made.
+	narrowed        string
+	schemaChangedAt time.Time
+	// coarsened are the statements that altered the lease and backoff
+	// columns to whole seconds (WholeSeconds); precision is what the
+	// server keeps in those columns where fewer than six digits.
+	coarsened []string
+	precision map[string]int
 }
 
 func (r *session) setup(ctx context.Context) error {
@@ -317,9 +330,9 @@ func (r *session) startRecorder(ctx context.Context) error {
 		Exercises: append([]string(nil), s.Exercises...), Started: time.Now().UTC(),
 		Landing:  history.LandingFor(s.Landing, r.o.Adapter.Capabilities().CrashPoints),
 		Consumer: s.Consumer, RemoveOnEnd: s.RemoveOnComplete, Conventions: conventionsOf(r.o.Adapter),
-		Ordering: r.o.Adapter.Capabilities().Ordering, Model: OutboxModel(r.o.Adapter), Zones: r.zones,
+		Ordering: r.o.Adapter.Capabilities().Ordering, Model: r.outboxModel(), Zones: r.zones,
 	})
-	r.recordNarrowed()
+	r.recordSchemaChanges()
 	return nil
 }
 

@@ -29,6 +29,14 @@ const (
 	// NeedLastError: the adapter's outbox maps a last_error column, the
 	// one LastErrorWidth narrows.
 	NeedLastError Needs = "last-error"
+	// NeedTimeColumns: the adapter's outbox maps locked_until or
+	// available_at, the columns WholeSeconds coarsens.
+	NeedTimeColumns Needs = "time-columns"
+	// NeedRedisRestore: the run's sink can be judged across a Redis
+	// restored from an older file: BullMQ or a stream. A list restored
+	// from before the harness's moves hands those messages out again,
+	// which the checkers do not yet tell from a loss.
+	NeedRedisRestore Needs = "redis-restore"
 )
 
 // Scenario is one named test: the instances, the workload, the fault schedule,
@@ -53,7 +61,14 @@ type Scenario struct {
 	// (the failure-write scenario). The run records it as a fault of kind
 	// history.FaultNarrowColumn.
 	LastErrorWidth int
-	Tuning         history.Tuning
+	// WholeSeconds alters the outbox's lease and backoff columns
+	// (locked_until, available_at) to whole seconds once the adapter's
+	// schema is applied, keeping their type, nullability and default: a
+	// lease end or a backoff written with a fraction is cut (MariaDB) or
+	// rounded (MySQL, PostgreSQL). The run records it as a fault of kind
+	// history.FaultCoarsenColumns.
+	WholeSeconds bool
+	Tuning       history.Tuning
 	// Consumer runs a worker that takes jobs during the run; RemoveOnComplete
 	// makes it delete job hashes on completion (the dedupe-horizon trap).
 	Consumer         bool

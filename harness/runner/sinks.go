@@ -27,6 +27,8 @@ type sinkConfigAdapter interface {
 var (
 	_ nemesis.CreationSource = (*observe.RedisObserver)(nil)
 	_ nemesis.CreationSource = (*sinkRun)(nil)
+	_ nemesis.Checkpointer   = (*observe.RedisObserver)(nil)
+	_ nemesis.Checkpointer   = (*sinkRun)(nil)
 )
 
 // sinkOf is the adapter's stream or list sink, its keys the run's queues
@@ -86,6 +88,9 @@ func startSink(ctx context.Context, a supervisor.Adapter, queues []string, rdb *
 
 // Subscribe is the observer's creation signal (creationSource).
 func (s *sinkRun) Subscribe(buffer int) *observe.Subscription { return s.obs.Subscribe(buffer) }
+
+// Checkpoint flushes and resumes the sink's observer (nemesis.Checkpointer).
+func (s *sinkRun) Checkpoint() error { return s.obs.Checkpoint() }
 
 // newConsumer builds the scenario's consumer of the sink; the caller runs
 // it (Run) as it runs a workload.Consumer.

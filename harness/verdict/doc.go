@@ -60,6 +60,15 @@
 //	  unnamed (returns that wrote a last_error no prefix names), yaml (the
 //	  lines, which load with adapters/manifest as they are; GUESS marks
 //	  what is read from the run's facts)
+//	lost_adds        []check.LostAdd, always present (maybe empty): the jobs
+//	                 Redis lost after running their adds, while the harness
+//	                 had its append-only file off (redis-loses-adds): job,
+//	                 queue, bull_id, events [ids], created, acknowledged
+//	                 (the command log shows the add's answer reaching the
+//	                 instance), recreated (zero when no later add created it
+//	                 again), restarted (when Redis was back), published (an
+//	                 event about it ended published). The environment's
+//	                 doing: no invariant counts them against the dispatcher.
 //	invariants       []check.Result, I1..I9 in order (then I10 when declared), redacted:
 //	  id, name, verdict ("pass" | "fail" | "unknown" | "not-exercised": the
 //	  run gave it nothing to check; fails nothing, claims nothing |
@@ -96,5 +105,6 @@
 //	duration         ended - started, as Go text ("6.1s")
 //	faults           []history.Fault {id, kind, target, params, start, end},
 //	                 redacted; end is zero while never healed
-//	gaps             []history.Gap {source, at, detail}, redacted
+//	gaps             []history.Gap {source, at, detail, kept (what a stream
+//	                 or list archive still held after Redis lost data)}, redacted
 package verdict

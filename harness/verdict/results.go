@@ -36,11 +36,15 @@ type Results struct {
 	// left unknown for lack of a declaration (check.Declarations): typed,
 	// with the YAML rendered once, so the page and the CLI print the same.
 	Declarations []declare.Suggestion `json:"declarations"`
-	Counts       Counts               `json:"counts"`
-	Latency      Latency              `json:"latency"`
-	Duration     history.Duration     `json:"duration"`
-	Faults       []history.Fault      `json:"faults"`
-	Gaps         []history.Gap        `json:"gaps"`
+	// LostAdds are the jobs Redis lost after running their adds
+	// (check.LostAdds): the environment's doing, never a violation of the
+	// dispatcher's; empty unless the run made Redis lose writes.
+	LostAdds []check.LostAdd  `json:"lost_adds"`
+	Counts   Counts           `json:"counts"`
+	Latency  Latency          `json:"latency"`
+	Duration history.Duration `json:"duration"`
+	Faults   []history.Fault  `json:"faults"`
+	Gaps     []history.Gap    `json:"gaps"`
 }
 
 // Counts are the run's sizes.

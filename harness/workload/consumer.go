@@ -21,7 +21,7 @@ import (
 const (
 	takeTimeout  = "0.1" // seconds a worker blocks on one queue's wait list
 	retryBackoff = 100 * time.Millisecond
-	jobAttempts  = 5                // tries of each step of a taken job
+	retryCap     = time.Second      // the longest wait between two tries of a step
 	jobDeadline  = 30 * time.Second // to finish a taken job, even after Run ends
 )
 
@@ -230,19 +230,25 @@ func (c *Consumer) complete(ctx context.Context, q, id string) error {
 	return nil
 }
 
-// retry runs f until it succeeds, jobAttempts tries are spent, or ctx ends.
+// retry runs f until it succeeds or ctx ends (a taken job's at
+// jobDeadline), waiting retryBackoff between tries, doubled each time up to
+// retryCap. A consumer must ride out what the scenarios do to the servers,
+// an outage or Redis over its memory limit (its -OOM refuses the take's and
+// the completion's scripts), or its own gaps would be blamed on the
+// dispatcher.
 func (t *tally) retry(ctx context.Context, f func() error) error {
-	var err error
-	for i := 0; i < jobAttempts; i++ {
-		if err = f(); err == nil {
+	wait := retryBackoff
+	for {
+		err := f()
+		if err == nil {
 			return nil
 		}
 		t.noteErr(err)
-		if sleep.For(ctx, retryBackoff<<i) != nil {
-			break
+		if sleep.For(ctx, wait) != nil {
+			return err
 		}
+		wait = min(2*wait, retryCap)
 	}
-	return err
 }
 
 func (t *tally) noteErr(err error) {
