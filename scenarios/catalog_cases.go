@@ -415,9 +415,12 @@ func failureWrite() runner.Scenario {
 // restart is quiet (nemesis.RestartRedisLosing): every instance's Redis
 // link is cut around it, so the observers see every add before it and
 // lose sight of nothing an instance wrote. It lands when at least one
-// acknowledged add was lost.
+// acknowledged add was lost. The load (800 events at 200/s) goes on for
+// about a second after the restart, so that every instance adds after it:
+// script-loaded-once, which never loads its add script again, is caught
+// there (I2).
 func redisLosesAdds() runner.Scenario {
-	s := base("redis-loses-adds", "Redis stops writing its append-only file for 1.5 s mid-load, then is SIGKILLed and restarted from it: the adds it acknowledged meanwhile are gone, which the report attributes to Redis", 2, 500)
+	s := base("redis-loses-adds", "Redis stops writing its append-only file for 1.5 s mid-load, then is SIGKILLed and restarted from it: the adds it acknowledged meanwhile are gone, which the report attributes to Redis", 2, 800)
 	s.Needs = []runner.Needs{runner.NeedServerCtl, runner.NeedRedisRestore}
 	unpersisted := param(&s, "unpersisted", 1500*time.Millisecond)
 	s.Script = after(time.Second, func(ctx context.Context, n *nemesis.Nemesis) error {

@@ -43,6 +43,7 @@ func Catalog() []Mutant {
 		{names.BugUnfittedFailure, "writes last_error as it comes, not cut to the column nor made valid UTF-8, and takes a failure write the server refuses (Data too long, SQLSTATE 22001; an incorrect string value) for a transient error: the event goes back to pending with a short reason, and at the maximum attempts its failure is refused again, so it is retried for ever (macro-inc/macro #5886)", "I7", "failure-write"},
 		{names.BugReadOnlyAsPermanent, "takes the store's read-only error (MySQL 1290, a failover's old primary or one not yet promoted) refused on its finalize for a verdict on the batch: once the store takes writes again it writes the batch's events failed, valid ones included, instead of leaving them to be retried", "I2", "transient-states"},
 		{names.BugLeaseEndFence, "recognises the rows its finalize may write by locked_until equal to the lease end it computed at the claim (time.Now() + lease, to the microsecond), instead of by a token: where the column keeps whole seconds the server cut what it wrote, so the finalize finds none of its rows, they run out their lease, and each is claimed, added and left again until the run ends, never published", "I2", "whole-seconds"},
+		{names.BugScriptLoadedOnce, "loads its add script into Redis once and from then on takes it to be there, as a client that caches its scripts' SHAs does: Redis keeps scripts in memory only, so once a restart has emptied its script cache every add meets NOSCRIPT, the reload is skipped, and the event is retried as a transient failure until it fails at the maximum attempts (Openpanel-dev/groupmq #16, gresrun/jesque #100)", "I2", "redis-loses-adds"},
 	}
 }
 
@@ -81,12 +82,14 @@ func Lookup(name string) (Mutant, error) {
 // are a black box's bugs as much as a white box's: half-open reaches the
 // finalize from outside already (its network trap), and time-zones and
 // whole-seconds kill from outside by the window trap. failure-write has no
-// fault to place: its mutant runs there as it is.
+// fault to place, and redis-loses-adds restarts Redis from outside already:
+// their mutants run there as they are.
 var blackBoxScenarios = map[string]string{
 	"crash-window": "crash-window", "lease-expiry": "lease-expiry", "zombie": "zombie",
 	"redis-outage": "queue-error", "crash-points": "queue-error", "mysql-restart": "mysql-restart",
 	"transient-states": "transient-states", "half-open": "half-open",
 	"time-zones": "time-zones", "failure-write": "failure-write", "whole-seconds": "whole-seconds",
+	"redis-loses-adds": "redis-loses-adds",
 }
 
 // BlackBoxScenario is the scenario m's black-box run is caught in, and

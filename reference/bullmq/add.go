@@ -45,6 +45,16 @@ func (p *Producer) Add(ctx context.Context, jobs []Job) ([]Result, error) {
 	return resultsOrNil(results, err)
 }
 
+// LoadScript loads the add script into Redis now, for a client that loads
+// its scripts before its first add. Add needs no such call: it loads the
+// script whenever Redis answers NOSCRIPT.
+func (p *Producer) LoadScript(ctx context.Context) error {
+	if err := p.rdb.ScriptLoad(ctx, addScript).Err(); err != nil {
+		return fmt.Errorf("bullmq: load the add script: %w", err)
+	}
+	return nil
+}
+
 func resultsOrNil(results []Result, err error) ([]Result, error) {
 	if err != nil {
 		return nil, err

@@ -2,6 +2,8 @@ package bullmq_test
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
 	"testing"
 	"time"
@@ -83,6 +85,17 @@ func TestFirstAddOnAColdServerLoadsTheScript(t *testing.T) {
 	res := e.add(job("q", "j-1"))
 	require.NoError(t, res[0].Err)
 	require.Equal(t, bullmq.Added, res[0].Outcome)
+}
+
+// LoadScript puts the add script in Redis's script cache ahead of the first
+// add, under the SHA the adds call it by.
+func TestLoadScriptAheadOfTheFirstAdd(t *testing.T) {
+	e := newEnv(t, bullmq.Options{})
+	sum := sha1.Sum([]byte(bullmq.AddScript))
+	sha := hex.EncodeToString(sum[:])
+	require.Equal(t, []bool{false}, e.rdb.ScriptExists(ctxFor(t), sha).Val())
+	require.NoError(t, e.p.LoadScript(ctxFor(t)))
+	require.Equal(t, []bool{true}, e.rdb.ScriptExists(ctxFor(t), sha).Val())
 }
 
 func TestRedisErrorReplyIsPerJob(t *testing.T) {

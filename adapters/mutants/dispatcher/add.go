@@ -43,6 +43,13 @@ func (d *Dispatcher) add(ctx context.Context, b *batch, fates []fate) {
 }
 
 func (d *Dispatcher) addJobs(ctx context.Context, jobs []bullmq.Job) ([]bullmq.Result, error) {
+	if d.flow.scriptOnce {
+		// script-loaded-once: the script is loaded at the first add; every
+		// later load is answered by scriptOnceClient, never sent.
+		if err := d.producer.LoadScript(ctx); err != nil {
+			return nil, err
+		}
+	}
 	switch d.flow.add {
 	case addNumericID:
 		return d.runEach(ctx, jobs, d.addWithoutJobID)

@@ -105,7 +105,7 @@ func (d *Dispatcher) connect() error {
 	if err := dispatchkit.Open(&d.owned, &d.rdb, rdb, redis.UniversalClient.Close); err != nil {
 		return err
 	}
-	p, err := bullmq.NewProducer(d.rdb, bullmq.Options{Prefix: d.cfg.BullPrefix, DedupeHorizon: d.cfg.DedupeHorizon})
+	p, err := bullmq.NewProducer(d.producerClient(), bullmq.Options{Prefix: d.cfg.BullPrefix, DedupeHorizon: d.cfg.DedupeHorizon})
 	if err != nil {
 		return fmt.Errorf("new dispatcher: %w", err)
 	}

@@ -135,6 +135,10 @@
 //	                               equal to it instead of by the token: a column that keeps
 //	                               whole seconds cut the value, so it finds none of its rows
 //	                               and they go round for ever (caught under whole-seconds)
+//	script-loaded-once             add: the producer's client loads the add script once and
+//	                               answers every later SCRIPT LOAD itself, so after a Redis
+//	                               restart (scripts are in memory only) every add meets
+//	                               NOSCRIPT and is retried until the event fails
 //
 // # Modes (OUTBOXCHAOS_MODE)
 //

@@ -97,6 +97,11 @@ type flow struct {
 	// the column keeps whole seconds the server cut the value, and the
 	// finalize never finds its rows.
 	leaseEndFence bool
+	// scriptOnce: the add script is loaded into Redis once, and a later
+	// SCRIPT LOAD is skipped as if Redis still had it (true:
+	// script-loaded-once); after a restart empties Redis's script cache
+	// every add meets NOSCRIPT and is retried until the event fails.
+	scriptOnce bool
 
 	// Comparison modes; zero values mean the contract's configuration.
 	tickLock     bool          // take the Redis dispatch lock for each tick, one batch per tick
@@ -145,6 +150,7 @@ var bugs = []deviation{
 	{names.BugUnfittedFailure, func(f *flow) { f.unfitted = true }},
 	{names.BugReadOnlyAsPermanent, func(f *flow) { f.readOnlyFails = true }},
 	{names.BugLeaseEndFence, func(f *flow) { f.leaseEndFence = true }},
+	{names.BugScriptLoadedOnce, func(f *flow) { f.scriptOnce = true }},
 }
 
 // modes lists the comparison designs.

@@ -42,6 +42,7 @@ const (
 	BugUnfittedFailure             = "unfitted-failure"
 	BugReadOnlyAsPermanent         = "read-only-as-permanent"
 	BugLeaseEndFence               = "lease-end-fence"
+	BugScriptLoadedOnce            = "script-loaded-once"
 )
 
 // Mode names: the values of OUTBOXCHAOS_MODE. A mode is a correct but slow
