@@ -32,8 +32,9 @@ func (n *Nemesis) SkewClock(ctx context.Context, slot string, offset, d time.Dur
 // claim races for long (SKIP LOCKED hands each batch to whichever instance
 // polls first, and a poll just behind another's wins nothing), and a skew
 // it claimed nothing under proves nothing: while short of claims, a skewed
-// instance that showed no job of its own for rerollAfter is restarted,
-// skewed again, in a new window, at a new phase.
+// instance that showed no job of its own for rerollAfter (doubled at each
+// restart that brought none) is restarted, skewed again, in a new window,
+// at a new phase.
 func (n *Nemesis) SkewClockFor(ctx context.Context, slot string, offset, d time.Duration, claims int) error {
 	vars, err := clockskew.Env(n.caps.Clock, offset)
 	if err != nil {
@@ -61,7 +62,11 @@ func (n *Nemesis) SkewClockFor(ctx context.Context, slot string, offset, d time.
 }
 
 // rerollAfter is how long a skewed instance short of claims may show no job
-// of its own before it is restarted at a new phase.
+// of its own before it is restarted at a new phase. Each restart that
+// brought no job doubles it: a process that needs longer to start than
+// that (Node.js under libfaketime on a loaded machine) would otherwise be
+// restarted before its first claim every time, and the skew would land
+// nothing (CI saw 0 claims in 13 s).
 const rerollAfter = 1500 * time.Millisecond
 
 // holdSkew waits d, and then, while fewer than claims jobs of events the
@@ -75,7 +80,7 @@ func (n *Nemesis) holdSkew(ctx context.Context, slot string, d time.Duration, cl
 	sub := n.obs.Subscribe(signalBuffer)
 	defer sub.Close()
 	m := newMatcher(n, slot, sub)
-	seen, last := 0, time.Now()
+	seen, last, wait := 0, time.Now(), rerollAfter
 	minEnd, maxEnd := time.Now().Add(d), time.Now().Add(3*d)
 	tick := time.NewTicker(workloadPoll)
 	defer tick.Stop()
@@ -86,14 +91,14 @@ func (n *Nemesis) holdSkew(ctx context.Context, slot string, d time.Duration, cl
 			return nil
 		case !now.Before(minEnd) && (seen >= claims || n.workloadOver(ctx)):
 			return nil
-		case seen < claims && now.Sub(last) >= rerollAfter:
+		case seen < claims && now.Sub(last) >= wait:
 			(*end)()
 			next, err := skew()
 			if err != nil {
 				*end = func() {}
 				return err
 			}
-			*end, last = next, time.Now()
+			*end, last, wait = next, time.Now(), 2*wait
 		}
 		select {
 		case <-ctx.Done():
@@ -105,7 +110,7 @@ func (n *Nemesis) holdSkew(ctx context.Context, slot string, d time.Duration, cl
 			}
 			if _, held := m.match(ctx, c); held {
 				seen++
-				last = time.Now()
+				last, wait = time.Now(), rerollAfter
 			}
 		}
 	}
