@@ -262,7 +262,10 @@ func TestPropertyReferenceKeepsEveryInvariant(t *testing.T) {
 // COMMIT past the lease, the store's restart in place, SQL error packets,
 // clock skew) each land on the reference and leave every invariant pass,
 // so a schedule that draws them and fails is a finding, not the step's
-// own false alarm.
+// own false alarm. Every run must pass. A trap whose instance wins no claim
+// within its deadline on a loaded machine lands nothing (CI once saw the
+// held finalize miss), so a schedule runs again, up to landingTries times,
+// until each of its fault windows is in the history.
 func TestPropertyReferenceRidesOutTheRoundOneSteps(t *testing.T) {
 	e := endToEnd(t)
 	p := newProperty(t, e, refadapter.New(), filepath.Join(t.TempDir(), "work"))
@@ -275,12 +278,33 @@ func TestPropertyReferenceRidesOutTheRoundOneSteps(t *testing.T) {
 		{scenarios.Schedule{scenarios.Network{Dep: "mysql", Fault: faultproxy.SQLError{Probability: 0.3}, For: time.Second}, scenarios.Skew{Slot: "d2", By: -10 * time.Second, For: 2 * time.Second}},
 			[]string{"sql-error", nemesis.FaultClockSkew}},
 	} {
-		o := p.run(c.sched.Scenario("property", propertyBase()))
-		require.Empty(t, notPassing(o), "%s: %s", c.sched.Line(), o.Dir)
-		for _, k := range c.kinds {
-			require.True(t, hasFault(o, k), "%s: no %s fault window in the history (%s)", c.sched.Line(), k, o.Dir)
+		for try := 1; ; try++ {
+			o := p.run(c.sched.Scenario("property", propertyBase()))
+			require.Empty(t, notPassing(o), "%s: %s", c.sched.Line(), o.Dir)
+			missing := missingFaults(o, c.kinds)
+			if len(missing) == 0 {
+				break
+			}
+			require.Less(t, try, landingTries, "%s: no %v fault window in the history after %d runs (%s)", c.sched.Line(), missing, try, o.Dir)
+			t.Logf("%s: try %d landed no %v; running it again", c.sched.Line(), try, missing)
 		}
 	}
+}
+
+// landingTries is how many runs of one schedule
+// TestPropertyReferenceRidesOutTheRoundOneSteps makes for its faults to land.
+const landingTries = 3
+
+// missingFaults lists the kinds that have no fault window in the run's
+// history.
+func missingFaults(o runner.Outcome, kinds []string) []string {
+	var out []string
+	for _, k := range kinds {
+		if !hasFault(o, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // hasFault says whether the run's history has a fault window of kind.
