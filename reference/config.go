@@ -46,6 +46,7 @@ type Config struct {
 	ShutdownTimeout time.Duration // OUTBOX_SHUTDOWN_TIMEOUT, default max(10s, 2 x PublishTimeout)
 	RecoveryMargin  time.Duration // OUTBOX_RECOVERY_MARGIN, default min(Lease/10, 1s), < Lease
 	MetricsAddr     string        // OUTBOX_METRICS_ADDR, host:port, "" = no HTTP server
+	RedisReplicas   int           // OUTBOX_REDIS_REPLICAS, replicas each add must reach (WAIT), default 0
 	Failpoints      string        // OUTBOX_FAILPOINTS, see package failpoint; "" = off
 	FailpointSeed   int64         // OUTBOX_FAILPOINT_SEED, default 1
 	LogLevel        slog.Level    // OUTBOX_LOG_LEVEL: debug, info, warn, error; default info
@@ -243,6 +244,9 @@ func (c Config) validateCounts() error {
 	return nil
 }
 
+// maxReplicas bounds OUTBOX_REDIS_REPLICAS: more is a typo, not a cluster.
+const maxReplicas = 16
+
 // validateRelations checks the values that depend on each other. After
 // WithDerived a relation can only break between two explicit values, so
 // each message names both variables and the ways out.
@@ -263,6 +267,9 @@ func (c Config) validateRelations() error {
 }
 
 func (c Config) validateExtras() error {
+	if c.RedisReplicas < 0 || c.RedisReplicas > maxReplicas {
+		return bad(envRedisReplicas, fmt.Sprint(c.RedisReplicas), "must be between 0 (no WAIT) and %d", maxReplicas)
+	}
 	if c.MetricsAddr != "" {
 		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
 			return bad(envMetricsAddr, c.MetricsAddr, "not a host:port address, e.g. :9090 or 127.0.0.1:9090")

@@ -35,6 +35,7 @@ const (
 	envFailpointSeed   = "OUTBOX_FAILPOINT_SEED"
 	envLogLevel        = "OUTBOX_LOG_LEVEL"
 	envRecoveryMargin  = "OUTBOX_RECOVERY_MARGIN"
+	envRedisReplicas   = "OUTBOX_REDIS_REPLICAS"
 )
 
 // setter stores one variable's text into a Config, or says why it cannot.
@@ -59,6 +60,7 @@ var envSetters = map[string]setter{
 	envShutdownTimeout: durationInto(func(c *Config) *time.Duration { return &c.ShutdownTimeout }),
 	envRecoveryMargin:  durationInto(func(c *Config) *time.Duration { return &c.RecoveryMargin }),
 	envMetricsAddr:     func(c *Config, _, v string) error { c.MetricsAddr = v; return nil },
+	envRedisReplicas:   intInto(func(c *Config) *int { return &c.RedisReplicas }),
 	envFailpoints:      func(c *Config, _, v string) error { c.Failpoints = v; return nil },
 	envFailpointSeed:   parseSeed,
 	envLogLevel:        parseLogLevel,

@@ -107,7 +107,8 @@ func (d *Dispatcher) fillDefaults() error {
 	if err := d.open(); err != nil {
 		return err
 	}
-	p, err := bullmq.NewProducer(d.rdb, bullmq.Options{Prefix: d.cfg.BullPrefix, DedupeHorizon: d.cfg.DedupeHorizon})
+	p, err := bullmq.NewProducer(d.rdb, bullmq.Options{Prefix: d.cfg.BullPrefix, DedupeHorizon: d.cfg.DedupeHorizon,
+		WaitReplicas: d.cfg.RedisReplicas, WaitTimeout: waitTimeout(d.cfg.PublishTimeout)})
 	if err != nil {
 		return fmt.Errorf("new dispatcher: %w", err)
 	}

@@ -326,6 +326,8 @@
 // backoff base)), OUTBOX_PUBLISH_TIMEOUT (min(5s, lease/2)),
 // OUTBOX_DEDUPE_HORIZON (168h), OUTBOX_SHUTDOWN_TIMEOUT (max(10s, 2 x
 // publish timeout)), OUTBOX_RECOVERY_MARGIN (min(lease/10, 1s)),
+// OUTBOX_REDIS_REPLICAS (0: no WAIT; else each add batch ends with WAIT
+// for that many replicas, and an add it does not count is given back),
 // OUTBOX_METRICS_ADDR (off), OUTBOX_FAILPOINTS (off), OUTBOX_FAILPOINT_SEED
 // (1), OUTBOX_LOG_LEVEL (info) and accepts OUTBOX_MYSQL_URL (ignored: it is
 // for dispatchers in other languages). A default tied to another value

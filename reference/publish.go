@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/outboxchaos/outboxchaos/reference/bullmq"
 )
@@ -21,7 +22,9 @@ func (d *Dispatcher) leaseAllowsAdd(b *Batch) bool {
 // succeeded or was a no-op) or a failure (doc.go, "Dependency health"): an
 // error reply about one job is that event's transient failure; no answer
 // (for the whole call, or a server-wide reply such as LOADING) opens the
-// Redis breaker and gives the events back, spending no attempt.
+// Redis breaker and gives the events back, spending no attempt. With
+// OUTBOX_REDIS_REPLICAS set, an add that WAIT did not count on that many
+// replicas is given back too: Redis has the job, a failover may not.
 func (d *Dispatcher) publish(work context.Context, b *Batch, fates []fate) {
 	jobs, at := selectFates(b, fates, func(_ Event, f fate) bool { return f.kind == fateAdd },
 		func(e Event, f fate) bullmq.Job { return newJob(e, f.queue) })
@@ -43,6 +46,10 @@ func (d *Dispatcher) publish(work context.Context, b *Batch, fates []fate) {
 	}
 	answered := true
 	for k, i := range at {
+		if r := results[k]; errors.Is(r.Err, bullmq.ErrNotReplicated) {
+			fates[i] = giveBack(fmt.Errorf("publish job: %w", r.Err)) // Redis has it; a replica may not
+			continue
+		}
 		if r := results[k]; r.Err != nil && answeredNothing(r.Err) {
 			heard(work, d.redisB, r.Err)
 			fates[i], answered = giveBack(fmt.Errorf("publish job: %w", r.Err)), false
@@ -53,6 +60,13 @@ func (d *Dispatcher) publish(work context.Context, b *Batch, fates []fate) {
 	if answered {
 		d.redisB.answered()
 	}
+}
+
+// waitTimeout bounds the WAIT that ends an add batch when the dispatcher
+// waits for replicas (OUTBOX_REDIS_REPLICAS): a quarter of the publish
+// timeout, so the adds before it keep the rest.
+func waitTimeout(publish time.Duration) time.Duration {
+	return max(publish/4, time.Millisecond)
 }
 
 // addFailure is the fate of an event whose add failed as a whole: given

@@ -74,7 +74,12 @@ func (p *Producer) run(ctx context.Context, send []int, results []Result) (missi
 		}
 		cmds[k] = pipe.EvalSha(ctx, addScriptSHA, p.keys(results[i].Job), args...)
 	}
+	var wait *redis.Cmd
+	if p.wait.replicas > 0 { // same pipeline, same connection: WAIT covers these adds
+		wait = pipe.Do(ctx, "WAIT", p.wait.replicas, p.wait.timeout.Milliseconds())
+	}
 	_, _ = pipe.Exec(ctx) // every command's own error is examined below
+	defer p.replicated(wait, send, results)
 	for k, i := range send {
 		reply, err := cmds[k].Result()
 		switch {
@@ -89,6 +94,27 @@ func (p *Producer) run(ctx context.Context, send []int, results []Result) (missi
 		}
 	}
 	return missing, nil
+}
+
+// replicated turns every add in send that Redis ran into ErrNotReplicated
+// when wait (nil: no WAIT asked) counted fewer replicas than asked for.
+func (p *Producer) replicated(wait *redis.Cmd, send []int, results []Result) {
+	if wait == nil {
+		return
+	}
+	n, err := wait.Int64()
+	if err == nil && n >= int64(p.wait.replicas) {
+		return
+	}
+	why := fmt.Sprintf("WAIT counted %d of %d replicas within %v", n, p.wait.replicas, p.wait.timeout)
+	if err != nil {
+		why = fmt.Sprintf("WAIT failed: %v", err)
+	}
+	for _, i := range send {
+		if r := &results[i]; r.Err == nil && r.Outcome != 0 {
+			r.Err = fmt.Errorf("bullmq add job %q to queue %q: %w: %s", r.Job.ID, r.Job.Queue, ErrNotReplicated, why)
+		}
+	}
 }
 
 // isErrorReply tells a Redis error reply (about this command only) from a

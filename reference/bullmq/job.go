@@ -19,6 +19,10 @@ var (
 	ErrIllegalJobID = errors.New("illegal BullMQ job id")
 	// ErrInvalidJob: the queue name, job name or data is unusable. Permanent.
 	ErrInvalidJob = errors.New("invalid BullMQ job")
+	// ErrNotReplicated: Redis ran the add, but WAIT counted fewer replicas
+	// than Options.WaitReplicas holding it. The job may exist; only its
+	// durability is unknown, so the add is to be tried again later.
+	ErrNotReplicated = errors.New("job not yet on enough replicas")
 )
 
 // Job is one job to add. Data is JSON text, e.g. {"jobId":"j-1"}.

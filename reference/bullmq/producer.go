@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -15,6 +16,13 @@ type Producer struct {
 	prefix    string
 	horizonMs string
 	remove    bool
+	wait      waitFor
+}
+
+// waitFor is the WAIT an add batch ends with (Options.WaitReplicas).
+type waitFor struct {
+	replicas int
+	timeout  time.Duration
 }
 
 // NewProducer validates opts and prepares the add script. It does not
@@ -33,6 +41,7 @@ func NewProducer(rdb redis.UniversalClient, opts Options) (*Producer, error) {
 		prefix:    opts.Prefix,
 		horizonMs: strconv.FormatInt(opts.DedupeHorizon.Milliseconds(), 10),
 		remove:    opts.RemoveOnComplete,
+		wait:      waitFor{replicas: opts.WaitReplicas, timeout: opts.WaitTimeout},
 	}, nil
 }
 
