@@ -50,6 +50,22 @@ type Env interface {
 	Close() error
 }
 
+// Replicated is an environment that runs a replica of its Redis
+// (Config.RedisReplica).
+type Replicated interface {
+	// RedisReplicaAddr is the replica's host:port, direct.
+	RedisReplicaAddr() string
+}
+
+// RedisReplicaAddr is the address of e's Redis replica, or "" when it runs
+// none.
+func RedisReplicaAddr(e Env) string {
+	if r, ok := e.(Replicated); ok {
+		return r.RedisReplicaAddr()
+	}
+	return ""
+}
+
 // Control kills and restarts one server. After Start and Restart the
 // server answers; its address may change only in the testcontainers
 // environment (read it again from the Env).
@@ -65,8 +81,11 @@ type Config struct {
 	MySQLDSN         string // external: go-sql-driver DSN of an admin user
 	RedisURL         string // external: redis://host:port/db
 	RedisPersistence bool   // local, testcontainers: Redis with an append-only file
-	MySQLImage       string // testcontainers: a mysql:* or mariadb:* image; "" = mysql:8.4
-	PostgresDSN      string // external PostgreSQL: a postgres:// URL or key=value DSN
+	// RedisReplica: local only, a second private redis-server replicating
+	// the first, for a dispatcher that waits for a replica (WAIT).
+	RedisReplica bool
+	MySQLImage   string // testcontainers: a mysql:* or mariadb:* image; "" = mysql:8.4
+	PostgresDSN  string // external PostgreSQL: a postgres:// URL or key=value DSN
 }
 
 // ConfigFromEnv reads OUTBOXCHAOS_ENV, OUTBOXCHAOS_MYSQL_DSN,

@@ -20,10 +20,12 @@ func testCtx(t *testing.T) context.Context { return localtest.ContextWithin(t, 3
 
 func TestOpenLocalServersWithControl(t *testing.T) {
 	ctx := testCtx(t)
-	e, err := Open(ctx, Config{Kind: KindLocal, RedisPersistence: true})
+	e, err := Open(ctx, Config{Kind: KindLocal, RedisPersistence: true, RedisReplica: true})
 	require.NoError(t, err)
 	le := e.(*localEnv)
 	t.Cleanup(func() { require.NoError(t, e.Close()) })
+	require.Equal(t, le.replica.Addr(), RedisReplicaAddr(e))
+	require.NotEqual(t, e.RedisAddr(), RedisReplicaAddr(e))
 
 	require.Equal(t, KindLocal, e.Name())
 	require.True(t, strings.HasPrefix(e.MySQLAddr(), "127.0.0.1:"))
@@ -50,10 +52,12 @@ func TestOpenLocalServersWithControl(t *testing.T) {
 	require.Equal(t, redisAddr, e.RedisAddr())
 	_, err = e.Versions(ctx)
 	require.NoError(t, err)
+	require.NoError(t, le.replica.WaitLinked(ctx), "the replica follows the restarted Redis")
 
 	require.NoError(t, e.Close())
 	require.NoDirExists(t, le.maria.Dir())
 	require.NoDirExists(t, le.redis.Dir())
+	require.NoDirExists(t, le.replica.Dir())
 }
 
 func TestExternalRejectsBadDSNAndURL(t *testing.T) {

@@ -3,6 +3,8 @@ package env
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/outboxchaos/outboxchaos/harness/localenv"
 )
@@ -11,7 +13,9 @@ import (
 type localEnv struct {
 	maria *localenv.MariaDB
 	redis *localenv.Redis
-	pg    postgresPart
+	// replica replicates redis (Config.RedisReplica), or is nil.
+	replica *localenv.Redis
+	pg      postgresPart
 }
 
 var _ Env = (*localEnv)(nil)
@@ -31,7 +35,36 @@ func openLocal(ctx context.Context, cfg Config) (*localEnv, error) {
 	if err != nil {
 		return nil, errors.Join(err, m.Close())
 	}
-	return &localEnv{maria: m, redis: r, pg: postgresPart{cfg: cfg}}, nil
+	e := &localEnv{maria: m, redis: r, pg: postgresPart{cfg: cfg}}
+	if cfg.RedisReplica {
+		if e.replica, err = startReplica(ctx, r.Addr()); err != nil {
+			return nil, errors.Join(err, e.Close())
+		}
+	}
+	return e, nil
+}
+
+// startReplica starts a private redis-server replicating primary and waits
+// until its link is up, so that the first WAIT counts it.
+func startReplica(ctx context.Context, primary string) (*localenv.Redis, error) {
+	r, err := localenv.StartRedis(ctx, localenv.RedisOptions{ReplicaOf: primary})
+	if err != nil {
+		return nil, fmt.Errorf("start the redis replica: %w", err)
+	}
+	linkCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := r.WaitLinked(linkCtx); err != nil {
+		return nil, errors.Join(err, r.Close())
+	}
+	return r, nil
+}
+
+// RedisReplicaAddr is the replica's address, or "" without one.
+func (e *localEnv) RedisReplicaAddr() string {
+	if e.replica == nil {
+		return ""
+	}
+	return e.replica.Addr()
 }
 
 func (e *localEnv) Name() string      { return KindLocal }
@@ -52,5 +85,9 @@ func (e *localEnv) Postgres(ctx context.Context) (*Postgres, error) {
 
 // Close kills the servers and removes their files.
 func (e *localEnv) Close() error {
-	return errors.Join(e.pg.close(), e.maria.Close(), e.redis.Close())
+	errs := []error{e.pg.close(), e.maria.Close(), e.redis.Close()}
+	if e.replica != nil {
+		errs = append(errs, e.replica.Close())
+	}
+	return errors.Join(errs...)
 }

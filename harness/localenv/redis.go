@@ -3,6 +3,7 @@ package localenv
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -22,12 +23,20 @@ type RedisOptions struct {
 	// Password, when set, is the server's requirepass: every client must
 	// AUTH with it (user "default"). For tests of servers that need AUTH.
 	Password string
+	// ReplicaOf, when set, is the host:port of a primary this server
+	// replicates from (--replicaof); the primary must need no password.
+	ReplicaOf string
 }
 
 // Validate reports an option localenv cannot honour.
 func (o RedisOptions) Validate() error {
 	if strings.ContainsAny(o.Password, " \t\r\n\"") {
 		return fmt.Errorf("redis password: no spaces or quotes")
+	}
+	if o.ReplicaOf != "" {
+		if _, _, err := splitHostPort(o.ReplicaOf); err != nil {
+			return fmt.Errorf("redis replicaof %q: %w", o.ReplicaOf, err)
+		}
 	}
 	return checkPort(o.Port)
 }
@@ -114,9 +123,15 @@ func redisSpec(bin, dir string, opts RedisOptions) serverSpec {
 				// loses nothing, as a restart scenario needs.
 				"--appendfsync", "always",
 				"--notify-keyspace-events", "",
+				// A replica (RedisOptions.ReplicaOf) syncs at once, not
+				// after Redis's default 5 s wait for more replicas.
+				"--repl-diskless-sync-delay", "0",
 			}
 			if opts.Password != "" {
 				args = append(args, "--requirepass", opts.Password)
+			}
+			if host, port, err := splitHostPort(opts.ReplicaOf); err == nil {
+				args = append(args, "--replicaof", host, port)
 			}
 			return args
 		},
@@ -146,3 +161,34 @@ func (r *Redis) URL(db int) string {
 
 // Version is the server's redis_version, read at the first start.
 func (r *Redis) Version() string { return r.version }
+
+// splitHostPort splits a host:port whose port is a number.
+func splitHostPort(addr string) (string, string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", "", err
+	}
+	if _, err := strconv.Atoi(port); err != nil || host == "" {
+		return "", "", fmt.Errorf("want host:port with a numeric port")
+	}
+	return host, port, nil
+}
+
+// WaitLinked waits until this server, a replica, reports its link to the
+// primary up (INFO replication's master_link_status), so that the
+// primary's WAIT counts it.
+func (r *Redis) WaitLinked(ctx context.Context) error {
+	c := redis.NewClient(&redis.Options{Addr: r.Addr(), Password: r.password, MaxRetries: -1})
+	defer c.Close()
+	for {
+		info, err := c.Info(ctx, "replication").Result()
+		if err == nil && infoField(info, "master_link_status") == "up" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("redis replica %s: link to its primary not up: %w (last INFO error: %v)", r.Addr(), ctx.Err(), err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
