@@ -61,6 +61,7 @@ func (l *loader) capabilities(c supervisor.Capabilities, a *Adapter) supervisor.
 	}
 	out.CrashPoints, out.GracefulTerm = c.CrashPoints, c.GracefulTerm
 	out.Clock, out.Ordering = l.clock(c.Clock, a), l.ordering(c.Ordering)
+	out.Durability = l.durability(c.Durability, delivered)
 	return out
 }
 
@@ -93,6 +94,27 @@ func (l *loader) ordering(o string) string {
 		return ""
 	}
 	return o
+}
+
+// durability checks capabilities.durability: "" or wait, and that a
+// dispatcher promising wait learns how many replicas to wait for.
+func (l *loader) durability(d string, delivered map[string]bool) string {
+	switch {
+	case d == "":
+		return ""
+	case d != supervisor.DurabilityWait:
+		fix := "use wait (it marks an event published only once OUTBOX_REDIS_REPLICAS replicas acknowledged the job, by WAIT), or leave it out"
+		if c := spelling.Likely(d, []string{supervisor.DurabilityWait}); c != "" {
+			fix = "did you mean " + c + "? " + fix
+		}
+		l.ps.add("capabilities.durability", fix, "%q is not a durability promise", d)
+		return ""
+	case !delivered[supervisor.EnvRedisReplicas]:
+		l.ps.add("capabilities.durability", fmt.Sprintf("set start.pass_contract_env: true, or map it in start.env (MY_REPLICAS: ${%s})", supervisor.EnvRedisReplicas),
+			"durability: wait is declared but the dispatcher never receives %s, the number of replicas to wait for", supervisor.EnvRedisReplicas)
+		return ""
+	}
+	return d
 }
 
 func tuningFix(name string) string {

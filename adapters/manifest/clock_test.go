@@ -75,3 +75,25 @@ func TestCommandLinesKeepTheirVariables(t *testing.T) {
 	require.Equal(t, "sh", build[0])
 	require.Equal(t, "${WORK_DIR}", build[len(build)-1])
 }
+
+// durability: wait is a promise the dispatcher can keep only if it learns
+// how many replicas to wait for: the variable must reach it.
+func TestDurabilityCapability(t *testing.T) {
+	a, err := loadText(t, "name: n\nstart: {command: sh}\nschema: reference\ncapabilities: {durability: wait}\n")
+	require.NoError(t, err)
+	require.Equal(t, supervisor.DurabilityWait, a.Capabilities().Durability)
+
+	a, err = loadText(t, "name: n\nstart: {command: sh, pass_contract_env: false, env: {REPLICAS: '${OUTBOX_REDIS_REPLICAS}'}}\nschema: reference\ncapabilities: {durability: wait}\n")
+	require.NoError(t, err)
+	require.Equal(t, supervisor.DurabilityWait, a.Capabilities().Durability)
+
+	for _, c := range []struct{ start, caps, says string }{
+		{"{command: sh}", "{durability: wiat}", "did you mean wait?"},
+		{"{command: sh}", "{durability: fsync}", `"fsync" is not a durability promise`},
+		{"{command: sh, pass_contract_env: false}", "{durability: wait}", "never receives OUTBOX_REDIS_REPLICAS"},
+	} {
+		_, err := loadText(t, "name: n\nstart: "+c.start+"\nschema: reference\ncapabilities: "+c.caps+"\n")
+		require.ErrorContains(t, err, "capabilities.durability", c.caps)
+		require.ErrorContains(t, err, c.says, c.caps)
+	}
+}

@@ -60,6 +60,7 @@
 //	  graceful_term: true             # SIGTERM: stop claiming, finish or release, exit 0
 //	  clock: faketime                 # how to skew its clock: faketime, go-overlay, none
 //	  ordering: per-aggregate         # optional promise: an aggregate's events in order
+//	  durability: wait                # optional promise: published once a replica holds the job
 //
 //	conventions:                      # optional: what the history cannot show
 //	  releases:                       # how it gives a claim back before the lease ends
@@ -120,6 +121,9 @@
 //     needs a build step), or none. ordering: per-aggregate promises that
 //     events of one aggregate (the payload's "aggregate") are published, and
 //     their jobs created, in commit order (I10, the ordering scenario).
+//     durability: wait promises that an event is marked published only once
+//     WAIT counted OUTBOX_REDIS_REPLICAS replicas holding its job; the
+//     variable must reach the process.
 //     Scenarios needing a capability it lacks are skipped, not failed.
 //   - conventions (optional; nothing declared by default): releases and
 //     recoveries, each with last_error_prefixes (what that kind of return

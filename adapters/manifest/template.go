@@ -21,7 +21,7 @@ const (
 func ContractVariables() []string {
 	out := []string{
 		"OUTBOX_MYSQL_DSN", "OUTBOX_MYSQL_URL", "OUTBOX_POSTGRES_URL", "OUTBOX_POSTGRES_DSN", "OUTBOX_REDIS_URL", "OUTBOX_QUEUES",
-		supervisor.EnvInstanceID, "OUTBOX_BULL_PREFIX",
+		supervisor.EnvInstanceID, "OUTBOX_BULL_PREFIX", supervisor.EnvRedisReplicas,
 	}
 	out = append(out, supervisor.TuningVariables()...)
 	return append(out, supervisor.EnvFailpoints, supervisor.EnvFailpointSeed)

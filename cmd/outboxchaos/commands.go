@@ -16,6 +16,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 	"github.com/outboxchaos/outboxchaos/harness/verdict"
 	"github.com/outboxchaos/outboxchaos/reports"
 	"github.com/outboxchaos/outboxchaos/scenarios"
@@ -131,6 +132,8 @@ func runAll(ctx context.Context, f runFlags, list []runner.Scenario, summary boo
 	}
 	cfg := env.ConfigFromEnv()
 	cfg.RedisPersistence = true // redis-restart must not lose acknowledged adds
+	// A dispatcher that declares durability: wait needs a replica its WAIT counts.
+	cfg.RedisReplica = a.Capabilities().Durability == supervisor.DurabilityWait
 	e, err := env.Open(ctx, cfg)
 	if err != nil {
 		return nil, err

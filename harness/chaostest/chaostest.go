@@ -159,6 +159,8 @@ func (s *suite) anyToRun() bool {
 func (s *suite) open(t *testing.T) error {
 	cfg := env.ConfigFromEnv()
 	cfg.RedisPersistence = true // redis-restart must not lose acknowledged adds
+	// A dispatcher that declares durability: wait needs a replica its WAIT counts.
+	cfg.RedisReplica = s.adapter.Capabilities().Durability == supervisor.DurabilityWait
 	e, err := env.Open(s.stop.ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("open environment: %w", err)

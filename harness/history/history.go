@@ -86,6 +86,10 @@ type Meta struct {
 	// Ordering is the order the adapter promises (capabilities.ordering):
 	// "per-aggregate", or "" for none. I10 is not exercised without it.
 	Ordering string `json:"ordering,omitempty"`
+	// Durability is what the adapter promises about acknowledged adds
+	// (capabilities.durability): "wait", or "" for none. With "wait", a job
+	// Redis lost after acknowledging it is no excuse for I3.
+	Durability string `json:"durability,omitempty"`
 	// Model is what the dispatcher's outbox can express (shape.go); zero
 	// for the contract's own shape.
 	Model Model `json:"model,omitzero"`

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/clockskew"
+	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
@@ -74,4 +75,25 @@ func TestSkippedClockSkewNamesTheClockLine(t *testing.T) {
 	require.Empty(t, skipDeclarations(skew, linedAdapter{capsAdapter: capsAdapter{supervisor.Capabilities{Clock: clockskew.Faketime}}, start: []string{"node"}}))
 	require.Empty(t, skipDeclarations(Scenario{Name: "baseline"}, node))
 	require.Empty(t, skipDeclarations(skew, capsAdapter{}))
+}
+
+// namedEnv is an environment that only has a name, and a replica when
+// replica is set.
+type namedEnv struct {
+	env.Env
+	name, replica string
+}
+
+func (e namedEnv) Name() string             { return e.name }
+func (e namedEnv) RedisReplicaAddr() string { return e.replica }
+
+// An adapter that declares durability: wait runs only where a replica can
+// count its WAIT: every scenario is skipped elsewhere, with the reason.
+func TestMissingReplicaForDurabilityWait(t *testing.T) {
+	wait := capsAdapter{supervisor.Capabilities{Durability: supervisor.DurabilityWait}}
+	why := Missing(Scenario{}, wait, namedEnv{name: "external"})
+	require.Contains(t, why, "declares durability: wait")
+	require.Contains(t, why, "external environment runs no Redis replica")
+	require.Empty(t, Missing(Scenario{}, wait, namedEnv{name: "local", replica: "127.0.0.1:1"}))
+	require.Empty(t, Missing(Scenario{}, capsAdapter{supervisor.Capabilities{}}, namedEnv{name: "external"}))
 }

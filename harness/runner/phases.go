@@ -13,6 +13,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/history"
 	"github.com/outboxchaos/outboxchaos/harness/internal/sleep"
 	"github.com/outboxchaos/outboxchaos/harness/model"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 	"github.com/outboxchaos/outboxchaos/harness/workload"
 )
 
@@ -37,6 +38,9 @@ func (r *session) contractEnv(slot string) (map[string]string, error) {
 		"OUTBOX_BACKOFF_MAX":     t.BackoffMax.D().String(),
 		"OUTBOX_PUBLISH_TIMEOUT": t.PublishTimeout.D().String(),
 	})
+	if r.o.Adapter.Capabilities().Durability == supervisor.DurabilityWait {
+		vars[supervisor.EnvRedisReplicas] = "1" // Missing: the environment runs one
+	}
 	if z := r.o.Scenario.Zones; !z.IsZero() {
 		vars["TZ"] = z.Process // the instances' own zone (zones.go)
 	}

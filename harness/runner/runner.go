@@ -125,6 +125,9 @@ func Missing(s Scenario, a supervisor.Adapter, e env.Env) string {
 		return err.Error()
 	}
 	pg := st.Name() == store.NamePostgres
+	if caps.Durability == supervisor.DurabilityWait && env.RedisReplicaAddr(e) == "" {
+		return "the adapter declares durability: wait, and the " + e.Name() + " environment runs no Redis replica for its WAIT to count (the local environment runs one when the adapter declares it)"
+	}
 	for _, n := range s.Needs {
 		switch {
 		case n == NeedCrashPoints && !caps.CrashPoints:
@@ -330,7 +333,7 @@ func (r *session) startRecorder(ctx context.Context) error {
 		Exercises: append([]string(nil), s.Exercises...), Started: time.Now().UTC(),
 		Landing:  history.LandingFor(s.Landing, r.o.Adapter.Capabilities().CrashPoints),
 		Consumer: s.Consumer, RemoveOnEnd: s.RemoveOnComplete, Conventions: conventionsOf(r.o.Adapter),
-		Ordering: r.o.Adapter.Capabilities().Ordering, Model: r.outboxModel(), Zones: r.zones,
+		Ordering: r.o.Adapter.Capabilities().Ordering, Durability: r.o.Adapter.Capabilities().Durability, Model: r.outboxModel(), Zones: r.zones,
 	})
 	r.recordSchemaChanges()
 	return nil

@@ -29,6 +29,10 @@ type Adapter interface {
 // (Capabilities.Ordering).
 const OrderingPerAggregate = "per-aggregate"
 
+// DurabilityWait is the one durability promise there is
+// (Capabilities.Durability).
+const DurabilityWait = "wait"
+
 // Capabilities are the contract features a dispatcher offers.
 type Capabilities struct {
 	// Tuning lists the contract tuning variables it honours ("OUTBOX_LEASE").
@@ -47,6 +51,12 @@ type Capabilities struct {
 	// (events of one aggregate published, and their jobs created, in commit
 	// order; check.CheckOrdering), or "" for none.
 	Ordering string `json:"ordering,omitempty" yaml:"ordering,omitempty"`
+	// Durability is what the dispatcher promises about a job Redis
+	// acknowledged: "wait" (it marks an event published only once
+	// OUTBOX_REDIS_REPLICAS replicas hold the job, by WAIT, so a restart
+	// that falls back to what the replica held loses none of its published
+	// jobs), or "" for none (a lost acknowledged add is Redis's doing).
+	Durability string `json:"durability,omitempty" yaml:"durability,omitempty"`
 }
 
 // Spec is how to start one instance.

@@ -15,6 +15,12 @@ const (
 	EnvFailpointSeed = contract.EnvFailpointSeed
 )
 
+// EnvRedisReplicas is the number of replicas the environment runs for the
+// dispatcher's Redis, set only for a dispatcher that declares durability:
+// wait (Capabilities.Durability): it waits for that many (WAIT) before it
+// marks an event published.
+const EnvRedisReplicas = "OUTBOX_REDIS_REPLICAS"
+
 // Failpoint actions and triggers.
 const (
 	ActionCrash   = "crash"
