@@ -89,13 +89,16 @@ type lostAddsView struct {
 	Lines                          []string
 	Omitted                        int
 	Advice                         string
+	// Wait: the adapter declares durability: wait, so the harness ran a
+	// replica, cut it off with the file, and judges these jobs (I3).
+	Wait bool
 }
 
 // lostAddsShown bounds the lost jobs the page lists one by one.
 const lostAddsShown = 10
 
-func newLostAddsView(ls []check.LostAdd) lostAddsView {
-	v := lostAddsView{Count: len(ls), Advice: check.LostAddsAdvice}
+func newLostAddsView(ls []check.LostAdd, durability string) lostAddsView {
+	v := lostAddsView{Count: len(ls), Advice: check.LostAddsAdvice, Wait: durability == check.DurabilityWait}
 	for i, l := range ls {
 		if l.Acknowledged {
 			v.Acknowledged++
@@ -179,7 +182,7 @@ func newRunPage(run history.Run, res verdict.Results) runPage {
 		Exercises:     strings.Join(res.Run.Exercises, ", "),
 		Invariants:    invariantRows(res.Invariants, res.Run.Exercises),
 		Landing:       landingRows(res.Landing),
-		LostAdds:      newLostAddsView(res.LostAdds),
+		LostAdds:      newLostAddsView(res.LostAdds, run.Meta.Durability),
 		Declarations:  declarationViews(res.Declarations),
 		Timeline:      buildTimeline(run, s),
 		Backlog:       backlogChart(run, ix, s),

@@ -53,6 +53,7 @@ func (ix *index) judgeConsistent(t *tally) Result {
 			ix.failOn(t, e, focus, focus.Add(-time.Second), inst, summary)
 		}
 	}
+	ix.judgeDurable(t)
 	if len(ix.events) == 0 {
 		t.nothing("the run produced no events")
 	}
@@ -70,6 +71,39 @@ func (ix *index) judgeConsistent(t *tally) Result {
 		return t.result(fmt.Sprintf("every event (%d) ends consistent: published exactly when its job is queued and was created in BullMQ%s", len(ix.events), lost))
 	}
 	return t.result(fmt.Sprintf("every event (%d) ends consistent: published exactly when its job is queued and exists in BullMQ", len(ix.events)))
+}
+
+// DurabilityWait is the promise judgeDurable holds a dispatcher to
+// (supervisor.DurabilityWait).
+const DurabilityWait = "wait"
+
+// judgeDurable is I3's part for a dispatcher that declares durability:
+// wait (history.Meta.Durability): a job Redis lost after acknowledging it
+// is no excuse. An event that ended published while its job was such a
+// lost add, never created again and never taken by a worker before the
+// loss, was marked published before a replica held the job: the restart
+// kept what the replica held (RestartRedisLosing). A job a worker took was
+// handed over; its event may then close as already dispatched, with no add
+// and no WAIT.
+func (ix *index) judgeDurable(t *tally) {
+	if ix.run.Meta.Durability != DurabilityWait {
+		return
+	}
+	for _, l := range ix.lost {
+		if !l.Published || !l.Recreated.IsZero() || l.Taken {
+			continue
+		}
+		for _, e := range ix.eventsByJob[l.Job] {
+			if ix.finalOutbox[e.ID].Status != history.StatusPublished {
+				continue
+			}
+			inst := appendUnique(nil, ix.lastTransition(e.ID).LockedBy)
+			ix.failOn(t, e, l.Created, l.Created.Add(-time.Second), inst, fmt.Sprintf(
+				"Event %d ended published, but its job %s, which Redis acknowledged at %s, was lost in Redis's restart and never added again. "+
+					"The adapter declares durability: wait: an event is marked published only once a replica holds its job (WAIT), and the restart kept what the replica held.",
+				e.ID, l.Job, l.Created.Format("15:04:05.000")))
+		}
+	}
 }
 
 // inconsistency tells how event e breaks I3 ("" when it does not), when, and

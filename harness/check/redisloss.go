@@ -34,6 +34,9 @@ type LostAdd struct {
 	// Published: an event about the job ended published, so the outbox
 	// says the work was handed over while Redis no longer has it.
 	Published bool `json:"published"`
+	// Taken: the harness's consumer took the job before Redis lost it, so
+	// its work was handed over all the same.
+	Taken bool `json:"taken,omitempty"`
 }
 
 // LostAddsAdvice is what a dispatcher can do so that Redis's losses do not
@@ -97,7 +100,8 @@ func (ix *index) lostAdds() []LostAdd {
 					continue
 				}
 				l := LostAdd{Job: job, Queue: c.Queue, BullID: c.BullID, Created: c.At, Restarted: w.back,
-					Recreated: ix.recreatedAfter(job, c, w.back), Acknowledged: ix.addAnswered(job, w)}
+					Recreated: ix.recreatedAfter(job, c, w.back), Acknowledged: ix.addAnswered(job, w),
+					Taken: ix.takenBefore(c.Queue, c.BullID, w.killed)}
 				if c.Append != nil {
 					l.Sink = c.Append.Sink
 				}
@@ -272,10 +276,24 @@ func (l LostAdd) String() string {
 	if l.Published && len(l.Events) > 0 {
 		s += fmt.Sprintf("; event %d is published", l.Events[0])
 	}
+	if l.Taken {
+		s += "; a worker had taken it before"
+	}
 	if !l.Recreated.IsZero() {
 		s += fmt.Sprintf("; it was created again at %s", clock(l.Recreated))
 	}
 	return s
+}
+
+// takenBefore tells whether the harness's consumer took the job id of
+// queue before t.
+func (ix *index) takenBefore(queue, id string, t time.Time) bool {
+	for _, tk := range ix.run.Takes {
+		if tk.Queue == queue && tk.JobID == id && tk.At.Before(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // sinkWord names a stream or list sink in a sentence.

@@ -196,3 +196,21 @@ func TestUniqueAppendsOnlyMergesStreamEntries(t *testing.T) {
 	l := history.Append{Sink: history.SinkList, Key: "jobs-list", ID: "3", MessageID: "m"}
 	require.Equal(t, []history.Append{s, l, l}, uniqueAppends([]history.Append{s, s, l, l}))
 }
+
+// A dispatcher that declares durability: wait has no excuse: the published
+// events whose jobs Redis lost fail I3, each named; a job added again
+// after the restart is kept.
+func TestDurabilityWaitMakesALostPublishedJobTheDispatchers(t *testing.T) {
+	run := lossRun(true, func(b *builder) { b.add("ai-default", "job-2", "job-2", 2800) })
+	run.Meta.Durability = "wait"
+	r := Check(I3, run)
+	require.Equal(t, Fail, r.Verdict, r.Reason)
+	require.Len(t, r.Violations, 1, "job-2 was added again")
+	v := r.Violations[0]
+	require.Equal(t, int64(3), v.EventID)
+	require.Contains(t, v.Summary, "durability: wait")
+	require.Contains(t, v.Summary, "job-3")
+
+	undeclared := lossRun(true, nil)
+	require.Equal(t, Pass, Check(I3, undeclared).Verdict, "without the promise the loss is Redis's")
+}

@@ -172,3 +172,61 @@ func TestRestartRedisLosingWantsAnAppendOnlyFile(t *testing.T) {
 	require.Empty(t, rec.Snapshot().Faults, "nothing was done")
 	require.Equal(t, "no", rdb.ConfigGet(ctx, "appendonly").Val()["appendonly"])
 }
+
+// replicatedEnv is redisOnlyEnv with a replica of its Redis.
+type replicatedEnv struct {
+	redisOnlyEnv
+	replica string
+}
+
+func (e replicatedEnv) RedisReplicaAddr() string { return e.replica }
+
+// With a replica, the replica stops following before the file goes off:
+// a write WAIT counted on it survives, a write acknowledged after counts no
+// replica and is gone, and once the server is back the replica follows it
+// again, holding what the restarted server holds.
+func TestRestartRedisLosingWithAReplicaKeepsWhatTheReplicaHeld(t *testing.T) {
+	ctx := localtest.Context(t)
+	n, rec, direct, via := persistentNemesis(t)
+	own := n.env.(redisOnlyEnv)
+	replica := localtest.RedisWith(t, localenv.RedisOptions{ReplicaOf: own.r.Addr()})
+	require.NoError(t, replica.WaitLinked(ctx))
+	n.env = replicatedEnv{redisOnlyEnv: own, replica: replica.Addr()}
+	rc := redis.NewClient(&redis.Options{Addr: replica.Addr()})
+	t.Cleanup(func() { _ = rc.Close() })
+
+	pipe := via.Pipeline()
+	pipe.XAdd(ctx, &redis.XAddArgs{Stream: "bull:q:events", Values: []string{"event", "added", "jobId", "before"}})
+	counted := pipe.Do(ctx, "WAIT", 1, 1000)
+	_, err := pipe.Exec(ctx)
+	require.NoError(t, err)
+	require.Equal(t, int64(1), counted.Val(), "the replica holds the first add")
+
+	done := make(chan error, 1)
+	go func() { done <- n.RestartRedisLosing(ctx, time.Second, 200*time.Millisecond) }()
+	localtest.Eventually(t, "the append-only file off", func() bool {
+		return direct.ConfigGet(ctx, "appendonly").Val()["appendonly"] == "no"
+	})
+	require.Contains(t, rc.Info(ctx, "replication").Val(), "role:master", "the replica stopped following first")
+	pipe = via.Pipeline()
+	pipe.XAdd(ctx, &redis.XAddArgs{Stream: "bull:q:events", Values: []string{"event", "added", "jobId", "during"}})
+	counted = pipe.Do(ctx, "WAIT", 1, 100)
+	_, err = pipe.Exec(ctx)
+	require.NoError(t, err)
+	require.Zero(t, counted.Val(), "no replica counts the second add")
+	require.NoError(t, <-done)
+
+	for _, c := range []*redis.Client{direct, rc} {
+		localtest.Eventually(t, "one entry on each server", func() bool {
+			entries, err := c.XRange(ctx, "bull:q:events", "-", "+").Result()
+			return err == nil && len(entries) == 1 && entries[0].Values["jobId"] == "before"
+		})
+	}
+	require.Contains(t, rc.Info(ctx, "replication").Val(), "master_link_status:up", "the replica follows the restarted server")
+	require.Equal(t, int64(1), via.Do(ctx, "WAIT", 1, 1000).Val(), "WAIT counts the replica again")
+	for _, f := range rec.Snapshot().Faults {
+		if f.Kind == history.FaultRedisUnpersisted {
+			require.Contains(t, f.Params["mechanism"], "REPLICAOF NO ONE")
+		}
+	}
+}
