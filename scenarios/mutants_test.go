@@ -37,10 +37,10 @@ func TestMutantsAreCaughtByTheirInvariant(t *testing.T) {
 	work := filepath.Join(t.TempDir(), "work")
 	for _, m := range mutants.Catalog() {
 		t.Run(m.Name, func(t *testing.T) {
-			e := endToEnd(t)
-			v := mutantScenario(t, m.Scenario)
 			a, err := mutants.Adapter(m.Name)
 			require.NoError(t, err)
+			e := endToEndFor(t, a)
+			v := mutantScenario(t, m.Scenario)
 			started := time.Now()
 			o := runVariant(t, e, v, a, work)
 			r := resultOf(t, o, m.Invariant)
@@ -187,10 +187,10 @@ func TestBlackBoxMutantsNeverPass(t *testing.T) {
 			continue
 		}
 		t.Run(m.Name, func(t *testing.T) {
-			e := endToEnd(t)
-			v := mutantScenario(t, scenario)
 			a, err := mutants.Adapter(m.Name + mutants.BlackBoxSuffix)
 			require.NoError(t, err)
+			e := endToEndFor(t, a)
+			v := mutantScenario(t, scenario)
 			require.False(t, a.Capabilities().CrashPoints)
 			started := time.Now()
 			o := runVariant(t, e, v, a, work)

@@ -15,6 +15,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 	"github.com/outboxchaos/outboxchaos/reports"
 	"github.com/outboxchaos/outboxchaos/scenarios"
 )
@@ -26,6 +27,14 @@ func endToEnd(t *testing.T) env.Env {
 	t.Helper()
 	localtest.EndToEnd(t)
 	return openLocal(t)
+}
+
+// endToEndFor is endToEnd for adapter a: with a Redis replica when a
+// declares durability: wait, as the CLI and chaostest open it.
+func endToEndFor(t *testing.T, a supervisor.Adapter) env.Env {
+	t.Helper()
+	localtest.EndToEnd(t)
+	return openLocalWith(t, a.Capabilities().Durability == supervisor.DurabilityWait)
 }
 
 // rapidFlags is held by the tests that set rapid's flags, which are the
@@ -58,9 +67,15 @@ func catalogScenario(t *testing.T, name string) runner.Scenario {
 // openLocal starts private servers for one test; they go at cleanup.
 func openLocal(t *testing.T) env.Env {
 	t.Helper()
+	return openLocalWith(t, false)
+}
+
+// openLocalWith is openLocal, with a Redis replica if replica.
+func openLocalWith(t *testing.T, replica bool) env.Env {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	e, err := env.Open(ctx, env.Config{Kind: env.KindLocal, RedisPersistence: true})
+	e, err := env.Open(ctx, env.Config{Kind: env.KindLocal, RedisPersistence: true, RedisReplica: replica})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close()) })
 	return e

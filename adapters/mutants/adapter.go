@@ -83,7 +83,11 @@ func (a *adapter) Name() string { return a.name }
 // order (the base's claim guard, dispatcher doc.go "Order").
 func (a *adapter) Capabilities() supervisor.Capabilities {
 	caps := a.Adapter.Capabilities()
-	return supervisor.Capabilities{Tuning: append([]string(nil), a.tuning...), CrashPoints: !a.blackbox, GracefulTerm: true, Clock: caps.Clock, Ordering: supervisor.OrderingPerAggregate}
+	out := supervisor.Capabilities{Tuning: append([]string(nil), a.tuning...), CrashPoints: !a.blackbox, GracefulTerm: true, Clock: caps.Clock, Ordering: supervisor.OrderingPerAggregate}
+	if a.envVar == names.EnvMutant && a.value == names.BugWaitUnchecked {
+		out.Durability = supervisor.DurabilityWait // the promise it breaks
+	}
+	return out
 }
 
 // Spec is the reference adapter's, with the harness's own selection

@@ -66,6 +66,8 @@ func (d *Dispatcher) addFate(r bullmq.Result) fate {
 	switch {
 	case errors.Is(r.Err, bullmq.ErrIllegalJobID):
 		return d.permanent(reference.ReasonIllegalJobID, "%v", r.Err)
+	case errors.Is(r.Err, bullmq.ErrNotReplicated) && d.flow.waitUnchecked:
+		return publish(howAdded) // wait-unchecked: WAIT's count is not read
 	case r.Err != nil && d.flow.replyFails && redisErrorReply(r.Err):
 		return fate{kind: fateFail, text: "publish job: " + r.Err.Error()} // transient-as-permanent
 	case r.Err != nil:

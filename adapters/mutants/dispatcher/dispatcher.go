@@ -105,7 +105,8 @@ func (d *Dispatcher) connect() error {
 	if err := dispatchkit.Open(&d.owned, &d.rdb, rdb, redis.UniversalClient.Close); err != nil {
 		return err
 	}
-	p, err := bullmq.NewProducer(d.producerClient(), bullmq.Options{Prefix: d.cfg.BullPrefix, DedupeHorizon: d.cfg.DedupeHorizon})
+	p, err := bullmq.NewProducer(d.producerClient(), bullmq.Options{Prefix: d.cfg.BullPrefix, DedupeHorizon: d.cfg.DedupeHorizon,
+		WaitReplicas: d.cfg.RedisReplicas, WaitTimeout: max(d.cfg.PublishTimeout/4, time.Millisecond)})
 	if err != nil {
 		return fmt.Errorf("new dispatcher: %w", err)
 	}

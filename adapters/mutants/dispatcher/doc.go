@@ -139,6 +139,11 @@
 //	                               answers every later SCRIPT LOAD itself, so after a Redis
 //	                               restart (scripts are in memory only) every add meets
 //	                               NOSCRIPT and is retried until the event fails
+//	wait-unchecked                 add: declares durability: wait and sends WAIT after its
+//	                               adds, but takes the add for done whatever count WAIT
+//	                               answers, so an event is published while only the primary
+//	                               holds its job, and a restart to what the replica held
+//	                               loses it (caught in redis-loses-adds, I3)
 //
 // # Modes (OUTBOXCHAOS_MODE)
 //

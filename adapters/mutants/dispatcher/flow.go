@@ -102,6 +102,10 @@ type flow struct {
 	// script-loaded-once); after a restart empties Redis's script cache
 	// every add meets NOSCRIPT and is retried until the event fails.
 	scriptOnce bool
+	// waitUnchecked: an add that WAIT did not count on the replicas asked
+	// for (bullmq.ErrNotReplicated) is published all the same (true:
+	// wait-unchecked); the base retries it.
+	waitUnchecked bool
 
 	// Comparison modes; zero values mean the contract's configuration.
 	tickLock     bool          // take the Redis dispatch lock for each tick, one batch per tick
@@ -151,6 +155,7 @@ var bugs = []deviation{
 	{names.BugReadOnlyAsPermanent, func(f *flow) { f.readOnlyFails = true }},
 	{names.BugLeaseEndFence, func(f *flow) { f.leaseEndFence = true }},
 	{names.BugScriptLoadedOnce, func(f *flow) { f.scriptOnce = true }},
+	{names.BugWaitUnchecked, func(f *flow) { f.waitUnchecked = true }},
 }
 
 // modes lists the comparison designs.

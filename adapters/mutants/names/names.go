@@ -43,6 +43,7 @@ const (
 	BugReadOnlyAsPermanent         = "read-only-as-permanent"
 	BugLeaseEndFence               = "lease-end-fence"
 	BugScriptLoadedOnce            = "script-loaded-once"
+	BugWaitUnchecked               = "wait-unchecked"
 )
 
 // Mode names: the values of OUTBOXCHAOS_MODE. A mode is a correct but slow
