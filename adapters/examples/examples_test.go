@@ -128,7 +128,8 @@ func runScenarioWith(t *testing.T, a supervisor.Adapter, name string, events int
 	// file, as `make chaos` runs it: redis-loses-adds turns the file off
 	// for its window, and refuses a Redis that has none.
 	persist := slices.Contains(s.Needs, runner.NeedServerCtl)
-	e, err := env.Open(testCtx(t), env.Config{Kind: env.KindLocal, RedisPersistence: persist})
+	replica := a.Capabilities().Durability == supervisor.DurabilityWait // its WAIT counts the replica
+	e, err := env.Open(testCtx(t), env.Config{Kind: env.KindLocal, RedisPersistence: persist, RedisReplica: replica})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, e.Close()) })
 	out := filepath.Join(t.TempDir(), "run")

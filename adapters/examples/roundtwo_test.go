@@ -8,6 +8,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
+	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 )
 
 // roundTwo are the round-2 scenarios (issue 25) every example runs through,
@@ -94,5 +95,39 @@ func TestExamplesThroughTheRoundTwoScenarios(t *testing.T) {
 				require.Equal(t, check.Fail, o.Verdict)
 			})
 		}
+	}
+}
+
+// The examples that promise durability: wait (the reference's manifest
+// and the Node.js example's, each with its own WAIT) run redis-loses-adds
+// with a replica. Redis loses adds it acknowledged, yet every published
+// event whose job it lost was published through an add after the restart:
+// the WAIT held each event back while only the primary had its job.
+func TestWaitingExamplesLoseNoPublishedJob(t *testing.T) {
+	localtest.EndToEndGroup(t)
+	for _, c := range []struct {
+		manifest string
+		node     bool
+	}{{"reference-wait.yaml", false}, {"node-dispatcher/manifest-wait.yaml", true}} {
+		t.Run(c.manifest, func(t *testing.T) {
+			localtest.EndToEnd(t)
+			if c.node {
+				requireNode(t)
+			}
+			a := load(t, c.manifest)
+			require.Equal(t, supervisor.DurabilityWait, a.Capabilities().Durability)
+			o := runScenario(t, a, "redis-loses-adds", 800)
+			got, why := verdicts(o)
+			require.Equal(t, allPass(), held(got), why)
+			require.Equal(t, check.Pass, o.Verdict, o.Reason)
+			readded := 0
+			for _, l := range check.LostAdds(o.History) {
+				if l.Published {
+					require.False(t, l.Recreated.IsZero(), "published, lost, never added again: %s", l)
+					readded++
+				}
+			}
+			require.Positive(t, readded, "no event was held back by its WAIT and added again after the restart")
+		})
 	}
 }

@@ -82,7 +82,7 @@ function parseRedisURL(text) {
 const KNOWN = new Set([
   'OUTBOX_MYSQL_DSN', 'OUTBOX_MYSQL_URL', 'OUTBOX_REDIS_URL', 'OUTBOX_QUEUES', 'OUTBOX_INSTANCE_ID',
   'OUTBOX_BULL_PREFIX', 'OUTBOX_POLL_INTERVAL', 'OUTBOX_BATCH_SIZE', 'OUTBOX_LEASE', 'OUTBOX_MAX_ATTEMPTS',
-  'OUTBOX_BACKOFF_BASE', 'OUTBOX_BACKOFF_MAX', 'OUTBOX_PUBLISH_TIMEOUT',
+  'OUTBOX_BACKOFF_BASE', 'OUTBOX_BACKOFF_MAX', 'OUTBOX_PUBLISH_TIMEOUT', 'OUTBOX_REDIS_REPLICAS',
 ]);
 
 function required(env, name) {
@@ -115,7 +115,11 @@ function load(env) {
     backoffBaseMs: opt('OUTBOX_BACKOFF_BASE', parseDuration, 1000),
     backoffMaxMs: opt('OUTBOX_BACKOFF_MAX', parseDuration, 60000),
     publishTimeoutMs: opt('OUTBOX_PUBLISH_TIMEOUT', parseDuration, 5000),
+    // Replicas each add must reach before its event is published (WAIT);
+    // 0 publishes on the primary's answer alone.
+    redisReplicas: opt('OUTBOX_REDIS_REPLICAS', (n, v) => parseCount(n, v, 0, 16), 0),
   };
+  c.waitMs = Math.max(1, Math.floor(c.publishTimeoutMs / 4));
   if (c.queues.length === 0 || c.queues.some((q) => q.includes(':'))) {
     throw new ConfigError('OUTBOX_QUEUES: give a comma-separated list of queue names without ":"');
   }

@@ -77,7 +77,37 @@ class Publisher {
       withTimeout(this.queue(queue).add(event.type, { jobId: event.jobId }, { jobId: event.jobId }),
         this.cfg.publishTimeoutMs, `add job ${event.jobId} to ${queue}`));
     const settled = await Promise.allSettled(adds);
-    return settled.map((s) => (s.status === 'fulfilled' ? null : s.reason));
+    const errors = settled.map((s) => (s.status === 'fulfilled' ? null : s.reason));
+    if (this.cfg.redisReplicas > 0) await this.awaitReplicas(items, errors);
+    return errors;
+  }
+
+  // awaitReplicas sends WAIT on the connection of each queue that added
+  // jobs (WAIT answers for the writes of its own connection) and turns every
+  // add it did not count on enough replicas into an error: the primary has
+  // the job, but a failover to its replica might not.
+  async awaitReplicas(items, errors) {
+    const byQueue = new Map();
+    items.forEach(({ queue }, i) => {
+      if (errors[i]) return;
+      if (!byQueue.has(queue)) byQueue.set(queue, []);
+      byQueue.get(queue).push(i);
+    });
+    const want = this.cfg.redisReplicas;
+    await Promise.all([...byQueue].map(async ([name, added]) => {
+      let why = null;
+      try {
+        const client = await this.queue(name).client;
+        const n = await withTimeout(client.wait(want, this.cfg.waitMs), this.cfg.publishTimeoutMs, `WAIT on queue ${name}`);
+        if (n < want) why = `WAIT counted ${n} of ${want} replicas within ${this.cfg.waitMs}ms`;
+      } catch (err) {
+        why = `WAIT failed: ${err && err.message}`;
+      }
+      if (!why) return;
+      for (const i of added) {
+        errors[i] = new Error(`add job ${items[i].event.jobId} to ${name}: not yet on enough replicas: ${why}`);
+      }
+    }));
   }
 
   async close() {
