@@ -173,7 +173,11 @@
 // (history.FaultRedisUnpersisted) and gone once Redis restarted is a lost
 // add (LostAdds): the environment's doing. I3 takes its creation as the
 // job's; I1 does not count it when the job is created again. The report
-// lists the lost adds with LostAddsAdvice.
+// lists the lost adds with LostAddsAdvice. A dispatcher that declares
+// durability: wait (history.Meta.Durability) has no such excuse: the
+// harness ran a replica for its WAIT and cut it off first, so an event
+// published while its job is a lost add, never created again nor taken
+// by a worker, fails I3 (judgeDurable).
 //
 // # Not exercised is not pass
 //
