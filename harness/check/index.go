@@ -32,11 +32,15 @@ type index struct {
 	finalOf     map[string]*finalPresence
 	commandsOf  map[string][]history.Command // by job id: the proxy's command log (proxyfacts.go)
 	lost        []LostAdd                    // jobs Redis lost after running their adds (redisloss.go)
+	rereads     []history.Append             // list elements a restore handed out again (splitRereads)
 }
 
 func newIndex(run history.Run) *index {
-	run.Stream, run.Appends = uniqueStream(run.Stream), uniqueAppends(run.Appends)
+	var rereads []history.Append
+	run.Stream = uniqueStream(run.Stream)
+	run.Appends, rereads = splitRereads(run, uniqueAppends(run.Appends))
 	ix := &index{
+		rereads:     rereads,
 		run:         run,
 		eventByID:   map[int64]history.Event{},
 		eventsByJob: map[string][]history.Event{},

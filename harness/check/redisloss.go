@@ -164,14 +164,23 @@ func (ix *index) addAnswered(job string, w unpersistedRestart) bool {
 	return false
 }
 
-// appendSurvived tells whether a stream sink's entry appended inside w was
-// still held once Redis was back: the first gap of its stream after the
-// kill that says what the stream still held (history.Gap.Kept, its last
-// id) is at or after the entry's id. With no such gap Redis lost none of
-// the stream. A list's append is the harness's move of a message, which a
-// restore from before it gives back to the list rather than loses: lists
-// are not judged for losses (redis-loses-adds skips them).
+// appendSurvived tells whether a sink's message appended inside w was
+// still held once Redis was back. A stream's entry: the first gap of its
+// stream after the kill that says what the stream still held
+// (history.Gap.Kept, its last id) is at or after the entry's id; with no
+// such gap Redis lost none of the stream. A list's append is the harness's
+// move of a message: one pushed before w and moved inside it is back in
+// the list after the restart, and the mover moved it again (a re-read,
+// splitRereads); one pushed inside w is gone.
 func (ix *index) appendSurvived(a history.Append, w unpersistedRestart) bool {
+	if a.Sink == history.SinkList {
+		for _, r := range ix.rereads {
+			if r.Key == a.Key && messageKey(r) == messageKey(a) && !r.At.Before(w.back) {
+				return true
+			}
+		}
+		return false
+	}
 	if a.Sink != history.SinkStream {
 		return true
 	}
@@ -233,7 +242,7 @@ func explainedGap(quiet []history.Fault, g history.Gap) bool {
 // uniqueStream drops an events stream entry recorded again: a reader
 // re-reads a stream that its server restored from an older file, and an
 // entry is one entry by its queue and id. uniqueAppends does the same for
-// a stream sink's entries (a list's appends are moves, each its own).
+// a stream sink's entries.
 func uniqueStream(entries []history.StreamEntry) []history.StreamEntry {
 	return uniqueBy(entries, func(e history.StreamEntry) ([2]string, bool) { return [2]string{e.Queue, e.ID}, true })
 }
@@ -242,6 +251,65 @@ func uniqueAppends(appends []history.Append) []history.Append {
 	return uniqueBy(appends, func(a history.Append) ([2]string, bool) {
 		return [2]string{a.Key, a.ID}, a.Sink == history.SinkStream
 	})
+}
+
+// splitRereads takes out of appends the list elements the mover moved
+// again because a restart put them back: moved inside a quiet restart
+// after Redis was back, when no instance could push, and carrying the
+// message id of an element moved before. Such an element is that message
+// handed out again by the restore, not a new push. An element with no
+// message id, or one never moved before, stays.
+func splitRereads(run history.Run, appends []history.Append) (kept, rereads []history.Append) {
+	windows := restoredWindows(run)
+	if len(windows) == 0 {
+		return appends, nil
+	}
+	moved := map[[2]string]bool{}
+	for _, a := range appends {
+		k := [2]string{a.Key, messageKey(a)}
+		if a.Sink == history.SinkList && k[1] != "" && moved[k] && inAny(windows, a.At) {
+			rereads = append(rereads, a)
+			continue
+		}
+		if a.Sink == history.SinkList {
+			moved[k] = true
+		}
+		kept = append(kept, a)
+	}
+	return kept, rereads
+}
+
+// restoredWindows are the spans from Redis's restart to the end of the
+// quiet restart around it: what an observer reads then, Redis restored.
+func restoredWindows(run history.Run) [][2]time.Time {
+	var out [][2]time.Time
+	for _, q := range quietWindows(run) {
+		for _, r := range run.Faults {
+			if r.Kind == "server-restart" && r.Target == "redis" && !r.End.IsZero() &&
+				!r.End.Before(q.Start) && !r.End.After(q.End) {
+				out = append(out, [2]time.Time{r.End, q.End})
+			}
+		}
+	}
+	return out
+}
+
+func inAny(windows [][2]time.Time, t time.Time) bool {
+	for _, w := range windows {
+		if !t.Before(w[0]) && !t.After(w[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// messageKey is what identifies a sink's message: its message id, else
+// its payload's jobId.
+func messageKey(a history.Append) string {
+	if a.MessageID != "" {
+		return a.MessageID
+	}
+	return a.DataJobID
 }
 
 // uniqueBy keeps the first of the items with the same key, in order; an

@@ -167,8 +167,9 @@ func TestRecordedRedisLossIsRedisesOnlyWithinItsWindows(t *testing.T) {
 // A stream sink's entry appended inside the window is Redis's loss when
 // the first gap of its stream after the kill says the stream no longer
 // holds it (its id is past the last id kept). A gap before the kill, or
-// one that says nothing of what was kept, proves no loss; a list's append
-// (the harness's move) is never judged lost.
+// one that says nothing of what was kept, proves no loss. A list's move
+// inside the window survived only if the restore handed the message out
+// again (TestAListElementPutBackIsOneMessage).
 func TestAStreamSinkEntryIsLostPastWhatItsStreamKept(t *testing.T) {
 	w := unpersistedRestart{from: ms(1000), killed: ms(2000), back: ms(2300)}
 	ix := &index{run: history.Run{Gaps: []history.Gap{
@@ -185,8 +186,48 @@ func TestAStreamSinkEntryIsLostPastWhatItsStreamKept(t *testing.T) {
 	require.False(t, ix.appendSurvived(stream(1300), w))
 	other := history.Append{Sink: history.SinkStream, Key: "elsewhere", ID: "99-0", At: ms(1500)}
 	require.True(t, ix.appendSurvived(other, w), "a stream with no loss reported lost nothing")
-	list := history.Append{Sink: history.SinkList, Key: "jobs-list", ID: "8", At: ms(1500)}
-	require.True(t, ix.appendSurvived(list, w), "a list's move is not judged lost")
+	list := history.Append{Sink: history.SinkList, Key: "jobs-list", ID: "8", MessageID: "m8", At: ms(1500)}
+	require.False(t, ix.appendSurvived(list, w), "a list's move no restore handed out again")
+	ix.rereads = []history.Append{{Sink: history.SinkList, Key: "jobs-list", ID: "9", MessageID: "m8", At: ms(2400)}}
+	require.True(t, ix.appendSurvived(list, w), "moved again after the restart: it was put back")
+}
+
+// A list element moved inside the unpersisted window comes back when Redis
+// restores the list from before the move, and the mover, draining inside
+// the quiet restart (no instance can push then), moves it again: that is
+// the same message, not a second one (I1), and it survived. An element
+// pushed and moved inside the window, never seen again, is a lost add.
+// Outside a quiet restart two moves of one message stay two.
+func TestAListElementPutBackIsOneMessage(t *testing.T) {
+	move := func(id, msg string, at int) history.Append {
+		return history.Append{Sink: history.SinkList, Key: "jobs", ID: id, MessageID: msg, DataJobID: msg, At: ms(at)}
+	}
+	run := history.Run{
+		Faults: []history.Fault{
+			{Kind: history.FaultRedisUnpersisted, Target: "redis", Start: ms(1000), End: ms(2000)},
+			{Kind: history.FaultQuietRestart, Target: "redis", Start: ms(1800), End: ms(2600)},
+			{Kind: "server-restart", Target: "redis", Start: ms(2000), End: ms(2300)},
+		},
+		Appends: []history.Append{
+			move("1", "m1", 500),  // pushed and moved before the window: kept in the archive
+			move("2", "m2", 1200), // pushed before the window, moved inside it: put back
+			move("3", "m3", 1400), // pushed and moved inside the window: gone
+			move("4", "m2", 2400), // the restore's m2, moved again in the quiet restart
+			move("5", "m9", 2450), // pushed before the cut, first moved now: a new message
+		},
+	}
+	kept, rereads := splitRereads(run, run.Appends)
+	require.Equal(t, []history.Append{run.Appends[3]}, rereads)
+	require.Len(t, kept, 4)
+	ix := &index{run: run, rereads: rereads}
+	w := unpersistedRestarts(run)[0]
+	require.True(t, ix.appendSurvived(run.Appends[1], w))
+	require.False(t, ix.appendSurvived(run.Appends[2], w))
+
+	run.Faults = run.Faults[:1]
+	kept, rereads = splitRereads(run, run.Appends)
+	require.Empty(t, rereads, "no quiet restart: a second move is a second message")
+	require.Len(t, kept, 5)
 }
 
 // A stream sink's entry read twice is one message; two list moves of the

@@ -142,8 +142,6 @@ func Missing(s Scenario, a supervisor.Adapter, e env.Env) string {
 			return serverZoneMissing(e, pg)
 		case n == NeedLastError && a.Schema().Outbox.LastError == "":
 			return "the adapter's outbox maps no last_error column: there is no failure text whose column could be narrowed"
-		case n == NeedRedisRestore && OutboxModel(a).Sink == history.SinkList:
-			return "the dispatcher publishes to a Redis list: a list restored from before the harness's moves hands those messages out again, which the checkers do not yet tell from a loss"
 		case n == NeedTimeColumns && len(timeColumns(a.Schema())) == 0:
 			return "the adapter's outbox maps neither locked_until nor available_at: no lease or backoff is written in a column whose precision could be cut"
 		}

@@ -32,11 +32,6 @@ const (
 	// NeedTimeColumns: the adapter's outbox maps locked_until or
 	// available_at, the columns WholeSeconds coarsens.
 	NeedTimeColumns Needs = "time-columns"
-	// NeedRedisRestore: the run's sink can be judged across a Redis
-	// restored from an older file: BullMQ or a stream. A list restored
-	// from before the harness's moves hands those messages out again,
-	// which the checkers do not yet tell from a loss.
-	NeedRedisRestore Needs = "redis-restore"
 )
 
 // Scenario is one named test: the instances, the workload, the fault schedule,
