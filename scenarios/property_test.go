@@ -51,10 +51,13 @@ const (
 	// starts from unless -rapid.seed is given. Since the menu draws the
 	// round-1 steps, seed 17 first failed on a held finalize COMMIT, a
 	// failure that does not come every run, and shrank no further than 4
-	// steps; from seed 1 the search shrinks to one crash at after-enqueue,
-	// which fails every run (2 runs of 2; seed 2: 1 step, then 3).
+	// steps. Seed 1 found its first failure by a SIGKILL's luck: in a CI
+	// run under load none of its 8 schedules failed. A crash at a named
+	// point lands only if that instance claims a batch, so seed 114 draws
+	// two schedules of the 8 with a crash at after-enqueue's first hit,
+	// the first of them first (4 steps), which shrinks toward the crash.
 	propertyMutant   = "no-jobid"
-	mutantSearchSeed = 1
+	mutantSearchSeed = 114
 	mutantChecks     = 8
 	mutantShrinkTime = 90 * time.Second
 	// confirmRuns is how many runs in a row a shrink candidate must fail.
