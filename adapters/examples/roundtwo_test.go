@@ -57,6 +57,10 @@ var roundTwo = []struct {
 	{"redis-loses-adds", nil, true, true, 0},
 }
 
+// landingTries bounds the runs of one example in one scenario whose faults
+// did not all land.
+const landingTries = 3
+
 func TestExamplesThroughTheRoundTwoScenarios(t *testing.T) {
 	localtest.EndToEndGroup(t)
 	for _, sc := range roundTwo {
@@ -67,11 +71,20 @@ func TestExamplesThroughTheRoundTwoScenarios(t *testing.T) {
 					requireNode(t)
 				}
 				room := ex.name == "roomservice"
-				o := runSized(t, ex, sc.scenario, func(s *runner.Scenario) {
+				adjust := func(s *runner.Scenario) {
 					if room && sc.roomAttempts > 0 {
 						s.Tuning.MaxAttempts = sc.roomAttempts
 					}
-				})
+				}
+				o := runSized(t, ex, sc.scenario, adjust)
+				// A fault that did not land (a loaded machine: the break
+				// came and went while the instances were slow) leaves the
+				// run unknown, not wrong: it runs again, and a run that
+				// failed an invariant is never run again.
+				for try := 1; try < landingTries && len(check.Unlanded(o.Landing)) > 0 && o.Verdict != check.Fail; try++ {
+					t.Logf("try %d: a fault did not land (%s); running it again", try, check.Unlanded(o.Landing)[0].Reason)
+					o = runSized(t, ex, sc.scenario, adjust)
+				}
 				require.NotEmpty(t, o.Landing)
 				got, why := verdicts(o)
 				if !room || sc.roomLands {
