@@ -7,9 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/outboxchaos/outboxchaos/harness/check"
-	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/history"
-	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
 	"github.com/outboxchaos/outboxchaos/harness/model"
 	"github.com/outboxchaos/outboxchaos/harness/schema"
 	"github.com/outboxchaos/outboxchaos/harness/sink"
@@ -134,20 +132,5 @@ func TestNodeDeletePlantedBugsAreCaught(t *testing.T) {
 // never node-delete's violations; a message the restore put back and the
 // mover moved again is one message (I1).
 func TestNodeDeleteListLossIsRedises(t *testing.T) {
-	if testing.Short() {
-		t.Skip("an end-to-end run: not in -short")
-	}
-	needNode(t, nodeDelete)
-	localtest.EndToEnd(t)
-	e, err := env.Open(testCtx(t), env.Config{Kind: env.KindLocal, RedisPersistence: true})
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, e.Close()) })
-	o := run(t, e, load(t, filepath.Join(nodeDelete, "manifest.yaml")), t.TempDir(), "redis-loses-adds", 800)
-	require.Equal(t, check.Pass, o.Verdict, "%s %v", o.Reason, o.Landing)
-	requireAllHold(t, o)
-	lost := check.LostAdds(o.History)
-	require.NotEmpty(t, lost)
-	for _, l := range lost {
-		require.Equal(t, history.SinkList, l.Sink)
-	}
+	requireRedisLossIsRedises(t, nodeDelete, 800, history.SinkList)
 }
