@@ -431,6 +431,11 @@ func redisLosesAdds() runner.Scenario {
 	s.Consumer = false
 	unpersisted := param(&s, "unpersisted", 1500*time.Millisecond)
 	s.Script = after(time.Second, func(ctx context.Context, n *nemesis.Nemesis) error {
+		// A dispatcher slow to boot (Node.js on a busy machine) would add
+		// nothing inside the window: wait until dispatching has begun.
+		if _, err := n.WaitProgress(ctx, 0.05, 10*time.Second); err != nil {
+			return err
+		}
 		return n.RestartRedisLosing(ctx, unpersisted, 500*time.Millisecond)
 	})
 	s.Landing = []history.Requirement{{Fault: history.LandLostAdds, AtLeast: 1}}

@@ -130,6 +130,10 @@ func TestWaitingExamplesLoseNoPublishedJob(t *testing.T) {
 			a := load(t, c.manifest)
 			require.Equal(t, supervisor.DurabilityWait, a.Capabilities().Durability)
 			o := runScenario(t, a, "redis-loses-adds", 800)
+			for try := 1; try < landingTries && len(check.Unlanded(o.Landing)) > 0 && o.Verdict != check.Fail; try++ {
+				t.Logf("try %d: a fault did not land (%s); running it again", try, check.Unlanded(o.Landing)[0].Reason)
+				o = runScenario(t, a, "redis-loses-adds", 800)
+			}
 			got, why := verdicts(o)
 			require.Equal(t, allPass(), held(got), why)
 			require.Equal(t, check.Pass, o.Verdict, o.Reason)
