@@ -175,11 +175,16 @@ func splitHostPort(addr string) (string, string, error) {
 }
 
 // WaitLinked waits until this server, a replica, reports its link to the
-// primary up (INFO replication's master_link_status), so that the
-// primary's WAIT counts it.
+// primary up, so that the primary's WAIT counts it (ReplicaLinked).
 func (r *Redis) WaitLinked(ctx context.Context) error {
 	c := redis.NewClient(&redis.Options{Addr: r.Addr(), Password: r.password, MaxRetries: -1})
 	defer c.Close()
+	return ReplicaLinked(ctx, c)
+}
+
+// ReplicaLinked waits until the replica c talks to reports its link to the
+// primary up (INFO replication's master_link_status), or ctx ends.
+func ReplicaLinked(ctx context.Context, c *redis.Client) error {
 	for {
 		info, err := c.Info(ctx, "replication").Result()
 		if err == nil && infoField(info, "master_link_status") == "up" {
@@ -187,7 +192,7 @@ func (r *Redis) WaitLinked(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("redis replica %s: link to its primary not up: %w (last INFO error: %v)", r.Addr(), ctx.Err(), err)
+			return fmt.Errorf("redis replica %s: link to its primary not up: %w (last INFO error: %v)", c.Options().Addr, ctx.Err(), err)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -13,6 +12,7 @@ import (
 	"github.com/outboxchaos/outboxchaos/harness/env"
 	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/history"
+	"github.com/outboxchaos/outboxchaos/harness/localenv"
 )
 
 // Checkpointer is an observer that can flush what Redis sent and follow
@@ -177,15 +177,10 @@ func (n *Nemesis) reattach(ctx context.Context, replica *redis.Client) error {
 	if err := replica.Do(ctx, "REPLICAOF", host, port).Err(); err != nil {
 		return fmt.Errorf("restart redis losing writes: make the replica follow again: %w", err)
 	}
-	for {
-		info, err := replica.Info(ctx, "replication").Result()
-		if err == nil && strings.Contains(info, "master_link_status:up") {
-			return nil
-		}
-		if err := n.Sleep(ctx, 50*time.Millisecond); err != nil {
-			return fmt.Errorf("restart redis losing writes: the replica's link is not up after %v: %w", replicaRelink, err)
-		}
+	if err := localenv.ReplicaLinked(ctx, replica); err != nil {
+		return fmt.Errorf("restart redis losing writes: within %v: %w", replicaRelink, err)
 	}
+	return nil
 }
 
 // replicaRelink bounds how long the replica may take to follow again.

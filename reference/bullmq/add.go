@@ -79,7 +79,6 @@ func (p *Producer) run(ctx context.Context, send []int, results []Result) (missi
 		wait = pipe.Do(ctx, "WAIT", p.wait.replicas, p.wait.timeout.Milliseconds())
 	}
 	_, _ = pipe.Exec(ctx) // every command's own error is examined below
-	defer p.replicated(wait, send, results)
 	for k, i := range send {
 		reply, err := cmds[k].Result()
 		switch {
@@ -93,6 +92,7 @@ func (p *Producer) run(ctx context.Context, send []int, results []Result) (missi
 			return nil, fmt.Errorf("bullmq add batch of %d jobs: outcome unknown: %w", len(send), err)
 		}
 	}
+	p.replicated(wait, send, results)
 	return missing, nil
 }
 
