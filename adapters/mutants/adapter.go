@@ -80,7 +80,9 @@ func (a *adapter) Name() string { return a.name }
 
 // Capabilities: the tuning it honours, crash points (unless a black box),
 // a graceful SIGTERM, the reference build's clock overlay, and per-aggregate
-// order (the base's claim guard, dispatcher doc.go "Order").
+// order (the base's claim guard, dispatcher doc.go "Order"); wait-unchecked
+// also declares durability: wait, the promise it breaks (the base waits
+// for OUTBOX_REDIS_REPLICAS only when the harness sets it).
 func (a *adapter) Capabilities() supervisor.Capabilities {
 	caps := a.Adapter.Capabilities()
 	out := supervisor.Capabilities{Tuning: append([]string(nil), a.tuning...), CrashPoints: !a.blackbox, GracefulTerm: true, Clock: caps.Clock, Ordering: supervisor.OrderingPerAggregate}
