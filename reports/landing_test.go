@@ -39,3 +39,24 @@ func TestNoRequirementsNoLandingSection(t *testing.T) {
 	require.NoError(t, renderRun(&page, history.Run{}, res))
 	require.NotContains(t, page.String(), `id="landing"`)
 }
+
+// "What Redis lost" says whose loss it is: the environment's, or, for an
+// adapter that declares durability: wait, one that I3 judges.
+func TestLostAddsSectionSaysWhoseLossItIs(t *testing.T) {
+	lost := []check.LostAdd{{Job: "job-7", Queue: "ai-default", BullID: "job-7", Events: []int64{7}, Acknowledged: true, Published: true}}
+	for _, c := range []struct{ durability, says, not string }{
+		{"", "no invariant counts these jobs against it", "fails I3"},
+		{check.DurabilityWait, "a published event whose job is among these, never created again, fails I3", "no invariant counts"},
+	} {
+		run := history.Run{Meta: history.Meta{Scenario: "redis-loses-adds", Durability: c.durability}}
+		res := Build(run, []check.Result{{ID: "I3", Name: "consistent", Verdict: check.Pass}})
+		res.LostAdds = lost
+		var page bytes.Buffer
+		require.NoError(t, renderRun(&page, run, res))
+		html := page.String()
+		require.Contains(t, html, `<section id="lost-adds">`, c.durability)
+		require.Contains(t, html, c.says)
+		require.NotContains(t, html, c.not)
+		require.Contains(t, html, "job job-7")
+	}
+}
