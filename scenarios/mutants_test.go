@@ -15,7 +15,9 @@ import (
 	refadapter "github.com/outboxchaos/outboxchaos/adapters/reference"
 	"github.com/outboxchaos/outboxchaos/harness/check"
 	"github.com/outboxchaos/outboxchaos/harness/env"
+	"github.com/outboxchaos/outboxchaos/harness/faultproxy"
 	"github.com/outboxchaos/outboxchaos/harness/localenv/localtest"
+	"github.com/outboxchaos/outboxchaos/harness/nemesis"
 	"github.com/outboxchaos/outboxchaos/harness/runner"
 	"github.com/outboxchaos/outboxchaos/harness/supervisor"
 	"github.com/outboxchaos/outboxchaos/reports"
@@ -116,6 +118,17 @@ func mutantScenario(t *testing.T, name string) runner.Scenario {
 		s.Events = 400
 	case "commit-order-gaps":
 		s.Drain = 12 * time.Second // events the cursor passed stay pending: no need to wait the default drain out
+	case "lock-conflicts":
+		// sql-error-permanent fails a batch only when a finalize meets the
+		// error. On d1's link alone that needs d1 to win claims inside the
+		// 5 s, and a CI run under load saw d2 take them: every link here.
+		s.Script = func(ctx context.Context, n *nemesis.Nemesis) error {
+			if err := n.Sleep(ctx, 500*time.Millisecond); err != nil {
+				return err
+			}
+			return n.Network(ctx, "mysql", "", faultproxy.SQLError{Probability: 0.1}, 5*time.Second)
+		}
+		s.Params["links"] = "every instance's"
 	case "failure-write":
 		s.Drain = 10 * time.Second // an event retried for ever passes the maximum within seconds; no need to wait the default drain out
 	case "whole-seconds":
